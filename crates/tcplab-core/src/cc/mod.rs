@@ -1,0 +1,127 @@
+//! Congestion control: the trait every algorithm implements and the enum of built-ins
+//! (DESIGN.md "Congestion control is a trait"). The sender owns in-flight accounting and
+//! loss recovery (RFC 6675 / RFC 6582); an algorithm only turns ACK and congestion signals
+//! into a window (bytes) and, optionally, a pacing rate.
+
+pub mod cubic;
+pub mod newreno;
+
+use crate::tcp::rtt::RttEstimator;
+use crate::time::{Duration, Instant};
+use crate::units::Bandwidth;
+use serde::{Deserialize, Serialize};
+
+/// What one ACK told the sender.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct AckSample {
+    /// Bytes newly acknowledged cumulatively by this ACK.
+    pub bytes_acked: u64,
+    /// Bytes newly selectively acknowledged by this ACK.
+    pub bytes_sacked: u64,
+    /// The RTT sample this ACK produced (Karn's rule applied), if any.
+    pub rtt: Option<Duration>,
+    /// Bytes in flight before this ACK was processed.
+    pub prior_in_flight: u64,
+    /// Bytes in flight after.
+    pub in_flight: u64,
+    /// Whether the sender is in loss recovery (fast recovery) after this ACK.
+    pub in_recovery: bool,
+    /// Whether the sender had less data than the window allowed (application-limited).
+    pub app_limited: bool,
+    /// The peer's TSval on this ACK (RFC 7323), for delay-based estimators.
+    pub peer_tsval: Option<u32>,
+}
+
+/// Why the window must shrink.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CongestionEvent {
+    /// Entering fast recovery (3 duplicate ACKs or the RFC 6675 loss rule).
+    FastRecovery,
+    /// Retransmission timeout.
+    Timeout,
+}
+
+/// A congestion controller. Called by the sender; all byte counts are payload bytes.
+pub trait CongestionControl {
+    fn name(&self) -> &'static str;
+    /// A segment of `bytes` left the sender; `in_flight` includes it.
+    fn on_packet_sent(&mut self, _now: Instant, _bytes: u32, _in_flight: u64, _retransmit: bool) {}
+    /// An ACK that advanced the cumulative point or SACKed new data (not during recovery
+    /// unless the algorithm wants recovery ACKs: check `ack.in_recovery`).
+    fn on_ack(&mut self, now: Instant, ack: &AckSample, rtt: &RttEstimator);
+    /// A congestion signal. `in_flight` is the sender's estimate at the time (RFC 5681
+    /// FlightSize for ssthresh).
+    fn on_congestion_event(&mut self, now: Instant, event: CongestionEvent, in_flight: u64, rtt: &RttEstimator);
+    /// Fast recovery ended (the recovery point was acknowledged).
+    fn on_recovery_exit(&mut self, _now: Instant) {}
+    /// The window in bytes.
+    fn congestion_window(&self) -> u64;
+    /// Slow-start threshold in bytes (u64::MAX while unset).
+    fn ssthresh(&self) -> u64;
+    /// A pacing rate; `None` means ACK-clocked bursts.
+    fn pacing_rate(&self) -> Option<Bandwidth> {
+        None
+    }
+}
+
+/// Which built-in algorithm a flow uses (scenario key `cc`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CcKind {
+    #[default]
+    NewReno,
+    Cubic,
+}
+
+/// Static dispatch over the built-ins: no virtual call and no box per flow on the hot path.
+#[derive(Clone, Debug)]
+pub enum Cc {
+    NewReno(newreno::NewReno),
+    Cubic(cubic::Cubic),
+}
+
+impl Cc {
+    /// A controller with initial window `initial_cwnd_bytes` for segments of `mss` bytes.
+    pub fn new(kind: CcKind, mss: u32, initial_cwnd_bytes: u64) -> Self {
+        match kind {
+            CcKind::NewReno => Cc::NewReno(newreno::NewReno::new(mss, initial_cwnd_bytes)),
+            CcKind::Cubic => Cc::Cubic(cubic::Cubic::new(mss, initial_cwnd_bytes)),
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::NewReno($c) => $e,
+            Cc::Cubic($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for Cc {
+    fn name(&self) -> &'static str {
+        dispatch!(self, c => c.name())
+    }
+    fn on_packet_sent(&mut self, now: Instant, bytes: u32, in_flight: u64, retransmit: bool) {
+        dispatch!(self, c => c.on_packet_sent(now, bytes, in_flight, retransmit))
+    }
+    fn on_ack(&mut self, now: Instant, ack: &AckSample, rtt: &RttEstimator) {
+        dispatch!(self, c => c.on_ack(now, ack, rtt))
+    }
+    fn on_congestion_event(&mut self, now: Instant, event: CongestionEvent, in_flight: u64, rtt: &RttEstimator) {
+        dispatch!(self, c => c.on_congestion_event(now, event, in_flight, rtt))
+    }
+    fn on_recovery_exit(&mut self, now: Instant) {
+        dispatch!(self, c => c.on_recovery_exit(now))
+    }
+    fn congestion_window(&self) -> u64 {
+        dispatch!(self, c => c.congestion_window())
+    }
+    fn ssthresh(&self) -> u64 {
+        dispatch!(self, c => c.ssthresh())
+    }
+    fn pacing_rate(&self) -> Option<Bandwidth> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+}

@@ -1,0 +1,13 @@
+//! Receiver-side flow control policies (DESIGN.md "Receiver-side flow control is a
+//! trait"): they decide the advertised window. Classic TCP (RFC 9293 3.8.6.2.2,
+//! RFC 1122 4.2.3.3) now; AFC and RSFC arrive with their issues.
+
+use serde::{Deserialize, Serialize};
+
+/// Which receiver policy a flow uses (scenario key `fc`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum FcKind {
+    #[default]
+    Classic,
+}

@@ -1,0 +1,84 @@
+//! A TCP endpoint as a pull-based, sans-IO state machine (RFC 9293, with RFC 7323,
+//! RFC 2018 / RFC 6675, RFC 6582, RFC 6298, RFC 1122 and RFC 5681).
+
+pub mod endpoint;
+pub mod rtt;
+
+pub use endpoint::{Endpoint, EndpointState, ReadChunk, TcpStats};
+
+use crate::cc::CcKind;
+use crate::fc::FcKind;
+use crate::time::Duration;
+use serde::{Deserialize, Serialize};
+
+/// Everything that configures one TCP endpoint. Defaults follow Linux where the RFCs leave
+/// a choice, except where noted; the ns-3 comparison scenarios override them explicitly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Maximum segment size we announce and use (payload bytes).
+    pub mss: u32,
+    /// Initial congestion window in segments (RFC 6928: 10).
+    pub initial_cwnd_pkts: u32,
+    /// Offer and use SACK (RFC 2018); recovery is RFC 6675 with it, RFC 6582 without.
+    pub sack: bool,
+    /// Offer and use timestamps (RFC 7323).
+    pub timestamps: bool,
+    /// Offer and use window scaling (RFC 7323 section 2).
+    pub window_scale: bool,
+    /// Timestamp clock tick (1 ms as Linux; the thesis also studies 10 ms).
+    pub ts_granularity: Duration,
+    /// This host's timestamp clock reads `now + ts_offset` (arbitrary clock origin).
+    pub ts_offset: Duration,
+    /// RTO before any RTT sample (RFC 6298: 1 s).
+    pub initial_rto: Duration,
+    /// Lower bound on the RTO (RFC 6298: 1 s; Linux 200 ms).
+    pub min_rto: Duration,
+    /// Upper bound on the RTO and on backoff (RFC 6298: at least 60 s).
+    pub max_rto: Duration,
+    /// Delay ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2).
+    pub delayed_ack: bool,
+    /// ACK at least every this many full-sized segments.
+    pub delayed_ack_count: u32,
+    /// Longest an ACK is held back.
+    pub delayed_ack_timeout: Duration,
+    /// Receive buffer in bytes: the advertised window is its free space.
+    pub rcv_buf_bytes: u64,
+    /// Send buffer in bytes: `write` accepts at most this much unacknowledged data.
+    pub snd_buf_bytes: u64,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupack_threshold: u32,
+    /// Sender silly-window avoidance / Nagle (RFC 1122 4.2.3.4).
+    pub nagle: bool,
+    /// Longest interval between zero-window probes (RFC 9293 3.8.6.1 leaves it open; Linux 120 s).
+    pub max_persist: Duration,
+    pub cc: CcKind,
+    pub fc: FcKind,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1448,
+            initial_cwnd_pkts: 10,
+            sack: true,
+            timestamps: true,
+            window_scale: true,
+            ts_granularity: Duration::from_millis(1),
+            ts_offset: Duration::ZERO,
+            initial_rto: Duration::from_secs(1),
+            min_rto: Duration::from_millis(200),
+            max_rto: Duration::from_secs(60),
+            delayed_ack: true,
+            delayed_ack_count: 2,
+            delayed_ack_timeout: Duration::from_millis(40),
+            rcv_buf_bytes: 4 << 20,
+            snd_buf_bytes: 4 << 20,
+            dupack_threshold: 3,
+            nagle: true,
+            max_persist: Duration::from_secs(60),
+            cc: CcKind::NewReno,
+            fc: FcKind::Classic,
+        }
+    }
+}

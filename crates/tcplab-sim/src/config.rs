@@ -1,0 +1,240 @@
+//! The canonical scenario the simulator runs: every quantity in base units (ns, bit/s,
+//! bytes). The Python layer parses human units from TOML ("10Mbit/s", "265ms") and hands
+//! this structure over as JSON; Rust tests and benchmarks build it directly.
+
+use serde::{Deserialize, Serialize};
+use tcplab_core::tcp::TcpConfig;
+use tcplab_core::{Duration, Instant};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub seed: u64,
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// Maximum events processed before the run is declared a livelock (None: automatic,
+    /// generous bound from link capacities and duration).
+    #[serde(default)]
+    pub event_budget: Option<u64>,
+    #[serde(default)]
+    pub record: RecordSpec,
+    pub topology: TopologySpec,
+    pub flows: Vec<FlowSpec>,
+    /// End the run early once every finite flow has delivered all its bytes.
+    #[serde(default)]
+    pub stop_when_done: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecordSpec {
+    /// Sampling interval of the time series.
+    pub interval: Duration,
+    /// Record time series at all (off for large parameter sweeps).
+    pub timeseries: bool,
+    /// Keep every RTT and one-way-delay sample for exact percentiles (otherwise a
+    /// fixed-size log histogram with 1% relative error is used).
+    pub exact_percentiles: bool,
+    /// pcap files to write, one per named link.
+    pub pcap: Vec<PcapSpec>,
+}
+
+impl Default for RecordSpec {
+    fn default() -> Self {
+        RecordSpec {
+            interval: Duration::from_millis(100),
+            timeseries: true,
+            exact_percentiles: false,
+            pcap: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Link name (see `TopologySpec` for generated names).
+    pub link: String,
+    /// Output file path.
+    pub path: String,
+    /// Bytes of each packet to store (0 = whole packet, payload materialised from the
+    /// byte pattern so checksums are real).
+    #[serde(default)]
+    pub snaplen: u32,
+}
+
+/// Topologies. Generated link names:
+/// - `point_to_point`: nodes `server`, `client`; links `downlink` (server->client) and
+///   `uplink` (client->server).
+/// - `dumbbell`: nodes `s0..`, `r0..`, `left`, `right`; links `bottleneck` (left->right),
+///   `bottleneck_rev` (right->left), `s{i}->left`, `left->s{i}`, `right->r{i}`, `r{i}->right`.
+/// - `custom`: as listed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologySpec {
+    PointToPoint {
+        downlink: LinkSpec,
+        uplink: LinkSpec,
+    },
+    Dumbbell {
+        pairs: u32,
+        bottleneck: LinkSpec,
+        bottleneck_rev: LinkSpec,
+        /// Sender access links (both directions).
+        sender_access: LinkSpec,
+        /// Receiver access links (both directions).
+        receiver_access: LinkSpec,
+    },
+    Custom {
+        nodes: Vec<String>,
+        links: Vec<NamedLinkSpec>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedLinkSpec {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    #[serde(flatten)]
+    pub spec: LinkSpec,
+}
+
+/// One direction of a link: serialiser + queue in front of it + propagation delay + loss.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub rate: RateSpec,
+    #[serde(default)]
+    pub delay: Duration,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    #[serde(default)]
+    pub loss: LossSpec,
+    /// Link-layer bytes added to every IP packet (ns-3 PPP: 2; Ethernet: 14 + 4 + 20).
+    #[serde(default)]
+    pub header_bytes: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RateSpec {
+    Fixed {
+        bps: u64,
+    },
+    /// Piecewise-constant, repeating: slot i lasts `slot` at `rates_bps[i]`.
+    Schedule {
+        rates_bps: Vec<u64>,
+        slot: Duration,
+    },
+    /// Mahimahi trace: each line a millisecond timestamp of one delivery opportunity.
+    Trace {
+        path: String,
+        #[serde(default = "default_opportunity_bytes")]
+        opportunity_bytes: u32,
+    },
+}
+
+fn default_opportunity_bytes() -> u32 {
+    1500
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    #[default]
+    DropTail,
+    DropHead,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QueueSpec {
+    pub discipline: Discipline,
+    /// Capacity in packets (None: unlimited unless `limit_bytes` is set).
+    pub limit_packets: Option<u64>,
+    /// Capacity in bytes (wire bytes: IP length plus link header).
+    pub limit_bytes: Option<u64>,
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec { discipline: Discipline::DropTail, limit_packets: Some(1000), limit_bytes: None }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LossSpec {
+    #[default]
+    None,
+    Bernoulli {
+        p: f64,
+    },
+    /// Two-state Gilbert-Elliott channel, stepped once per packet.
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "one")]
+        loss_bad: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    /// Node of the data sender (it connects) and of the receiver (it listens).
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub start: Instant,
+    /// The sending application stops writing and closes at this time.
+    #[serde(default)]
+    pub stop: Option<Instant>,
+    /// Bytes to send; None = unlimited (bulk until `stop` or the end of the run).
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// TCP configuration of the sender (and of the receiver unless `receiver_tcp` is set).
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
+    pub receiver_tcp: Option<TcpConfig>,
+    /// How fast the receiving application reads.
+    #[serde(default)]
+    pub read: ReadProfile,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReadProfile {
+    /// Reads everything as soon as it is in order.
+    #[default]
+    Unlimited,
+    /// Reads at a constant rate, in ticks of `tick`.
+    Constant {
+        bps: u64,
+        #[serde(default = "default_read_tick")]
+        tick: Duration,
+    },
+    /// Repeating pattern: slot i lasts `slot` at `rates_bps[i]` (AFC's "<0,6,6> per RTT").
+    Pattern {
+        rates_bps: Vec<u64>,
+        slot: Duration,
+        #[serde(default = "default_read_tick")]
+        tick: Duration,
+    },
+}
+
+fn default_read_tick() -> Duration {
+    Duration::from_millis(1)
+}

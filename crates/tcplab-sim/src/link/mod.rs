@@ -1,0 +1,1 @@
+//! SKELETON: link models (see helper task).

@@ -1,0 +1,1 @@
+//! SKELETON: loss models.

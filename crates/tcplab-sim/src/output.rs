@@ -1,0 +1,106 @@
+//! What a run produces: the summary (the `summary.json` schema, version 1, documented in
+//! docs/summary.md) and the time series in long form (one row per time, entity, metric).
+
+use serde::{Deserialize, Serialize};
+
+pub const SUMMARY_SCHEMA: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub schema: u32,
+    pub scenario: String,
+    pub seed: u64,
+    /// Filled by the caller that knows the scenario's source text (empty from Rust).
+    pub scenario_sha256: String,
+    pub duration_s: f64,
+    pub events: u64,
+    /// Filled by the caller (the simulator never reads a clock).
+    pub wall_s: f64,
+    pub invariants: Invariants,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+    /// Jain's index over the flows' goodputs (1.0 with a single flow).
+    pub jain_fairness: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct Invariants {
+    pub ok: bool,
+    pub violations: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct Percentiles {
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FlowSummary {
+    pub id: u32,
+    pub name: String,
+    /// "src->dst" nodes of the data direction.
+    pub direction: String,
+    pub cc: String,
+    pub fc: String,
+    /// Bytes read by the receiving application * 8 / (active time of the flow).
+    pub goodput_mbps: f64,
+    /// Bytes read by the receiving application.
+    pub bytes_delivered: u64,
+    /// Bytes the sending application wrote into TCP.
+    pub bytes_written: u64,
+    pub data_packets_delivered: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub zero_window_events: u64,
+    pub zero_window_probes: u64,
+    pub owd_ms: Percentiles,
+    pub rtt_ms: Percentiles,
+    pub start_s: f64,
+    /// When the receiving application read the last byte of a finite flow.
+    pub completion_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct Drops {
+    /// Dropped by the queue discipline (buffer full).
+    pub queue: u64,
+    /// Dropped by the link's loss model.
+    pub loss: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    /// Wire bytes sent / bytes the link could have carried over the run.
+    pub utilization: f64,
+    pub capacity_mbps: f64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub drops: Drops,
+    pub max_queue_packets: u64,
+    pub max_queue_bytes: u64,
+}
+
+/// Long-form time series: row i is `(time_ns[i], entities[entity[i]], metrics[metric[i]], value[i])`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct TimeSeries {
+    /// (kind, name): kind is "flow" or "link".
+    pub entities: Vec<(String, String)>,
+    pub metrics: Vec<String>,
+    pub time_ns: Vec<u64>,
+    pub entity: Vec<u32>,
+    pub metric: Vec<u16>,
+    pub value: Vec<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunOutput {
+    pub summary: Summary,
+    pub timeseries: TimeSeries,
+}
