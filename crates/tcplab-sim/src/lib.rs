@@ -14,3 +14,6 @@ pub mod queue;
 pub use config::Scenario;
 pub use output::{RunOutput, Summary};
 pub use packet::Packet;
+pub mod world;
+
+pub use world::{run, Progress, SimError};
