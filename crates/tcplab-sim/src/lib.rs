@@ -4,12 +4,15 @@
 //! departure of each link is scheduled, so the heap grows with elements, not packets.
 
 pub mod config;
+pub mod engine;
 pub mod link;
 pub mod loss;
 pub mod output;
 pub mod packet;
 pub mod pcap;
 pub mod queue;
+pub mod stats;
+pub mod topology;
 
 pub use config::Scenario;
 pub use output::{RunOutput, Summary};

@@ -103,4 +103,6 @@ pub struct TimeSeries {
 pub struct RunOutput {
     pub summary: Summary,
     pub timeseries: TimeSeries,
+    /// Per flow (name): the one-way delay CDF of data packets as (delay_ms, fraction) points.
+    pub owd_cdf_ms: Vec<(String, Vec<(f64, f64)>)>,
 }

@@ -1,9 +1,26 @@
-//! SKELETON: the simulation loop (being written in main).
+//! The simulation loop: wires endpoints, links and applications together through the
+//! event queue, records metrics, and checks the run's invariants (DESIGN.md "Testing
+//! layers" 4): the byte stream is delivered exactly once and in order, packets are
+//! conserved at every link and across the network, and no flow or link beats capacity.
 
-use crate::config::Scenario;
-use crate::output::RunOutput;
+use crate::config::{ReadProfile, RecordSpec, Scenario};
+use crate::engine::{Event, EventQueue};
+use crate::link::RateModel;
+use crate::loss::LossModel;
+use crate::output::{
+    Drops, FlowSummary, Invariants, LinkSummary, RunOutput, Summary, TimeSeries, SUMMARY_SCHEMA,
+};
+use crate::packet::Packet;
+use crate::pcap::PcapWriter;
+use crate::queue::{Queue, QueueDiscipline, Verdict};
+use crate::stats::DelayStats;
+use crate::topology::Graph;
+use std::collections::VecDeque;
 use std::fmt;
-use tcplab_core::{Duration, Instant};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use tcplab_core::tcp::Endpoint;
+use tcplab_core::{Duration, Instant, Rng, SeqNo};
 
 /// Reported to the progress callback every few thousand events.
 #[derive(Copy, Clone, Debug)]
@@ -43,9 +60,841 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
-/// Runs a scenario to completion. `progress` is called every few thousand events; returning
+/// Runs a scenario to completion. `progress` is called every 65536 events; returning
 /// false cancels the run. Invariant violations do not make this fail: they are listed in
 /// `summary.invariants` and callers must refuse the result loudly.
-pub fn run(_scenario: &Scenario, _progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunOutput, SimError> {
-    Err(SimError::Config("the simulation loop is not implemented yet".into()))
+pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunOutput, SimError> {
+    let mut w = World::build(scenario)?;
+    w.run(progress)?;
+    Ok(w.finish())
+}
+
+/// One direction of a link at run time: queue -> serialiser -> loss -> propagation delay.
+struct LinkState {
+    name: String,
+    from: usize,
+    to: usize,
+    rate: RateModel,
+    queue: Queue,
+    loss: LossModel,
+    rng: Rng,
+    delay: Duration,
+    header_bytes: u32,
+    /// The packet being serialised (head-of-line): its departure is the one scheduled event.
+    in_tx: Option<Packet>,
+    /// Packets propagating, in arrival order (constant delay keeps FIFO order), so only the
+    /// head's arrival is scheduled.
+    delay_line: VecDeque<(Instant, Packet)>,
+    arrived: u64,
+    dropped_queue: u64,
+    dropped_loss: u64,
+    tx_pkts: u64,
+    tx_bytes: u64,
+    delivered: u64,
+    max_queue_pkts: u64,
+    max_queue_bytes: u64,
+    sampled_tx_bytes: u64,
+    sampled_drops: u64,
+    pcap: Option<PcapWriter<BufWriter<File>>>,
+}
+
+/// The receiving application's reading behaviour.
+enum Reader {
+    Unlimited,
+    /// Rates per slot (a constant rate is one slot), read in ticks; `acc` carries the
+    /// sub-byte remainder (in bit-nanoseconds) so long runs read exactly rate x time.
+    Paced { rates_bps: Vec<u64>, slot: Duration, tick: Duration, acc: u128 },
+}
+
+struct FlowState {
+    name: String,
+    src: usize,
+    dst: usize,
+    start: Instant,
+    stop: Option<Instant>,
+    bytes: Option<u64>,
+    route_fwd: Vec<u32>,
+    route_rev: Vec<u32>,
+    cc: String,
+    fc: String,
+    reader: Reader,
+    started: bool,
+    closed: bool,
+    written: u64,
+    read: u64,
+    completed_at: Option<Instant>,
+    owd: DelayStats,
+    rtt: DelayStats,
+    rtt_seen: u64,
+    data_pkts_delivered: u64,
+    sampled_read: u64,
+    isn: [SeqNo; 2],
+}
+
+struct EpSlot {
+    ep: Endpoint,
+    /// Generation of the one live timer event; older events are stale and skipped.
+    gen: u32,
+    /// When the live timer event fires (Instant::MAX: none). A deadline that moves later
+    /// is not rescheduled: the earlier event fires as a harmless no-op and re-polls, which
+    /// keeps the heap at a few entries per endpoint instead of one per ACK.
+    wake: Instant,
+}
+
+struct World {
+    name: String,
+    seed: u64,
+    end: Instant,
+    stop_when_done: bool,
+    budget: u64,
+    q: EventQueue,
+    links: Vec<LinkState>,
+    nodes: Vec<String>,
+    flows: Vec<FlowState>,
+    eps: Vec<EpSlot>,
+    next_packet_id: u64,
+    packets_consumed: u64,
+    events: u64,
+    violations: Vec<String>,
+    record: RecordSpec,
+    ts: TimeSeries,
+    sample_prev: Instant,
+    finished_at: Instant,
+}
+
+const MAX_VIOLATIONS: usize = 100;
+
+fn node_addr(n: usize) -> [u8; 4] {
+    [10, (n >> 16) as u8, (n >> 8) as u8, n as u8 + 1]
+}
+
+impl World {
+    fn build(scn: &Scenario) -> Result<World, SimError> {
+        if scn.duration == Duration::ZERO {
+            return Err(SimError::Config("duration: must be greater than zero".into()));
+        }
+        if scn.record.interval == Duration::ZERO {
+            return Err(SimError::Config("record.interval: must be greater than zero".into()));
+        }
+        if scn.flows.is_empty() {
+            return Err(SimError::Config("flows: a scenario needs at least one flow".into()));
+        }
+        let graph = Graph::from_spec(&scn.topology)?;
+        let mut links = Vec::with_capacity(graph.links.len());
+        for (i, l) in graph.links.iter().enumerate() {
+            let rate = RateModel::from_spec(&l.spec.rate)
+                .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
+            let loss = LossModel::from_spec(&l.spec.loss)
+                .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
+            if l.spec.queue.limit_packets == Some(0) || l.spec.queue.limit_bytes == Some(0) {
+                return Err(SimError::Config(format!("link '{}': queue limit must be at least 1", l.name)));
+            }
+            links.push(LinkState {
+                name: l.name.clone(),
+                from: l.from,
+                to: l.to,
+                rate,
+                queue: Queue::new(&l.spec.queue, l.spec.header_bytes),
+                loss,
+                rng: Rng::derive(scn.seed, i as u64, "link-loss"),
+                delay: l.spec.delay,
+                header_bytes: l.spec.header_bytes,
+                in_tx: None,
+                delay_line: VecDeque::with_capacity(256),
+                arrived: 0,
+                dropped_queue: 0,
+                dropped_loss: 0,
+                tx_pkts: 0,
+                tx_bytes: 0,
+                delivered: 0,
+                max_queue_pkts: 0,
+                max_queue_bytes: 0,
+                sampled_tx_bytes: 0,
+                sampled_drops: 0,
+                pcap: None,
+            });
+        }
+        for p in &scn.record.pcap {
+            let li = graph.link(&p.link).ok_or_else(|| {
+                let names: Vec<_> = graph.links.iter().map(|l| l.name.as_str()).collect();
+                SimError::Config(format!("record.pcap: unknown link '{}' (links: {})", p.link, names.join(", ")))
+            })?;
+            let f = File::create(&p.path).map_err(|e| SimError::Io(format!("{}: {e}", p.path)))?;
+            let w = PcapWriter::new(BufWriter::with_capacity(1 << 16, f), p.snaplen)
+                .map_err(|e| SimError::Io(format!("{}: {e}", p.path)))?;
+            links[li].pcap = Some(w);
+        }
+
+        let mut flows = Vec::with_capacity(scn.flows.len());
+        let mut eps = Vec::with_capacity(2 * scn.flows.len());
+        for (fi, f) in scn.flows.iter().enumerate() {
+            let at = |k: &str| format!("flows[{fi}] ('{}').{k}", f.name);
+            if scn.flows[..fi].iter().any(|g| g.name == f.name) {
+                return Err(SimError::Config(format!("{}: flow name used twice", at("name"))));
+            }
+            let src = graph
+                .node(&f.src)
+                .ok_or_else(|| SimError::Config(format!("{}: unknown node '{}' (nodes: {})", at("src"), f.src, graph.nodes.join(", "))))?;
+            let dst = graph
+                .node(&f.dst)
+                .ok_or_else(|| SimError::Config(format!("{}: unknown node '{}' (nodes: {})", at("dst"), f.dst, graph.nodes.join(", "))))?;
+            if src == dst {
+                return Err(SimError::Config(format!("{}: source and destination are the same node", at("dst"))));
+            }
+            let route_fwd = graph
+                .route(src, dst)
+                .ok_or_else(|| SimError::Config(format!("{}: no route from '{}' to '{}'", at("dst"), f.src, f.dst)))?;
+            let route_rev = graph
+                .route(dst, src)
+                .ok_or_else(|| SimError::Config(format!("{}: no route back from '{}' to '{}'", at("src"), f.dst, f.src)))?;
+            if f.bytes == Some(0) {
+                return Err(SimError::Config(format!("{}: must be at least 1 byte (omit it for unlimited)", at("bytes"))));
+            }
+            if let Some(stop) = f.stop {
+                if stop <= f.start {
+                    return Err(SimError::Config(format!("{}: must be after start", at("stop"))));
+                }
+            }
+            let reader = match &f.read {
+                ReadProfile::Unlimited => Reader::Unlimited,
+                ReadProfile::Constant { bps, tick } => {
+                    if *tick == Duration::ZERO {
+                        return Err(SimError::Config(format!("{}: tick must be greater than zero", at("read"))));
+                    }
+                    Reader::Paced { rates_bps: vec![*bps], slot: Duration::from_secs(1), tick: *tick, acc: 0 }
+                }
+                ReadProfile::Pattern { rates_bps, slot, tick } => {
+                    if rates_bps.is_empty() || *slot == Duration::ZERO || *tick == Duration::ZERO {
+                        return Err(SimError::Config(format!(
+                            "{}: a pattern needs at least one rate and a non-zero slot and tick",
+                            at("read")
+                        )));
+                    }
+                    if rates_bps.iter().all(|&r| r == 0) {
+                        return Err(SimError::Config(format!("{}: every rate of the pattern is zero", at("read"))));
+                    }
+                    Reader::Paced { rates_bps: rates_bps.clone(), slot: *slot, tick: *tick, acc: 0 }
+                }
+            };
+            let rcfg = f.receiver_tcp.clone().unwrap_or_else(|| f.tcp.clone());
+            for (side, cfg) in [("tcp", &f.tcp), ("receiver_tcp", &rcfg)] {
+                if cfg.mss < 64 || cfg.mss > 65_495 {
+                    return Err(SimError::Config(format!("{}.mss: must be between 64 and 65495 bytes", at(side))));
+                }
+                if cfg.rcv_buf_bytes == 0 || cfg.snd_buf_bytes == 0 {
+                    return Err(SimError::Config(format!("{}: buffers must be at least 1 byte", at(side))));
+                }
+                if cfg.ts_granularity == Duration::ZERO {
+                    return Err(SimError::Config(format!("{}.ts_granularity: must be greater than zero", at(side))));
+                }
+            }
+            let isn = [
+                SeqNo(Rng::derive(scn.seed, fi as u64, "isn-sender").next_u32()),
+                SeqNo(Rng::derive(scn.seed, fi as u64, "isn-receiver").next_u32()),
+            ];
+            let mut snd = Endpoint::new(f.tcp.clone(), isn[0]);
+            let _ = &mut snd;
+            let mut rcv = Endpoint::new(rcfg.clone(), isn[1]);
+            rcv.listen();
+            eps.push(EpSlot { ep: snd, gen: 0, wake: Instant::MAX });
+            eps.push(EpSlot { ep: rcv, gen: 0, wake: Instant::MAX });
+            let exact = scn.record.exact_percentiles;
+            flows.push(FlowState {
+                name: f.name.clone(),
+                src,
+                dst,
+                start: f.start,
+                stop: f.stop,
+                bytes: f.bytes,
+                route_fwd,
+                route_rev,
+                cc: format!("{:?}", f.tcp.cc).to_lowercase(),
+                fc: format!("{:?}", rcfg.fc).to_lowercase(),
+                reader,
+                started: false,
+                closed: false,
+                written: 0,
+                read: 0,
+                completed_at: None,
+                owd: DelayStats::new(exact),
+                rtt: DelayStats::new(exact),
+                rtt_seen: 0,
+                data_pkts_delivered: 0,
+                sampled_read: 0,
+                isn,
+            });
+        }
+
+        let end = Instant(scn.duration.as_nanos());
+        // A generous bound: a few events per packet each link can carry, plus timers and
+        // application ticks per flow. Exceeding it means a livelock, not a busy network.
+        let auto_budget = {
+            let mut pkts: u128 = 0;
+            for l in &links {
+                pkts += l.rate.capacity_bytes(Instant::ZERO, end) as u128 / 40;
+            }
+            let ticks: u128 = scn.flows.len() as u128 * (end.as_nanos() as u128 / 100_000 + 10_000);
+            (1_000_000 + 4 * pkts + 4 * ticks).min(u64::MAX as u128) as u64
+        };
+        let mut ts = TimeSeries::default();
+        if scn.record.timeseries {
+            ts.metrics = FLOW_METRICS.iter().chain(LINK_METRICS.iter()).map(|s| s.to_string()).collect();
+            ts.entities = flows
+                .iter()
+                .map(|f| ("flow".to_string(), f.name.clone()))
+                .chain(links.iter().map(|l| ("link".to_string(), l.name.clone())))
+                .collect();
+        }
+        let mut w = World {
+            name: scn.name.clone(),
+            seed: scn.seed,
+            end,
+            stop_when_done: scn.stop_when_done,
+            budget: scn.event_budget.unwrap_or(auto_budget),
+            q: EventQueue::new(),
+            links,
+            nodes: graph.nodes.clone(),
+            flows,
+            eps,
+            next_packet_id: 0,
+            packets_consumed: 0,
+            events: 0,
+            violations: Vec::new(),
+            record: scn.record.clone(),
+            ts,
+            sample_prev: Instant::ZERO,
+            finished_at: end,
+        };
+        for fi in 0..w.flows.len() {
+            let f = &w.flows[fi];
+            let (start, stop) = (f.start, f.stop);
+            if start < end {
+                w.q.schedule(start, Event::FlowStart(fi as u32));
+                if let Reader::Paced { .. } = f.reader {
+                    w.q.schedule(start, Event::AppRead(fi as u32));
+                }
+            }
+            if let Some(s) = stop {
+                if s < end {
+                    w.q.schedule(s, Event::FlowStop(fi as u32));
+                }
+            }
+        }
+        if w.record.timeseries {
+            w.q.schedule(Instant::ZERO + w.record.interval, Event::Sample);
+        }
+        Ok(w)
+    }
+
+    fn violation(&mut self, msg: String) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(msg);
+        }
+    }
+
+    fn run(&mut self, progress: &mut dyn FnMut(Progress) -> bool) -> Result<(), SimError> {
+        while let Some(t) = self.q.peek_time() {
+            if t >= self.end {
+                break;
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            self.events += 1;
+            if self.events > self.budget {
+                return Err(SimError::EventBudget { events: self.events, at: now });
+            }
+            if self.events & 0xFFFF == 0
+                && !progress(Progress { sim_time: now, duration: Duration(self.end.as_nanos()), events: self.events })
+            {
+                return Err(SimError::Cancelled);
+            }
+            match ev {
+                Event::LinkTxDone(l) => self.on_tx_done(now, l as usize),
+                Event::LinkArrive(l) => self.on_link_arrive(now, l as usize),
+                Event::EndpointTimer { ep, gen } => {
+                    let e = ep as usize;
+                    if self.eps[e].gen != gen {
+                        continue; // stale
+                    }
+                    self.eps[e].wake = Instant::MAX;
+                    self.eps[e].ep.handle_timeout(now);
+                    self.after_input(now, e);
+                }
+                Event::FlowStart(f) => self.on_flow_start(now, f as usize),
+                Event::FlowStop(f) => {
+                    let f = f as usize;
+                    if !self.flows[f].closed {
+                        self.flows[f].closed = true;
+                        self.eps[2 * f].ep.close(now);
+                        self.drain(now, 2 * f);
+                    }
+                }
+                Event::AppRead(f) => self.on_app_read_tick(now, f as usize),
+                Event::Sample => {
+                    self.sample(now);
+                    let next = now + self.record.interval;
+                    if next <= self.end {
+                        self.q.schedule(next, Event::Sample);
+                    }
+                }
+            }
+            if self.stop_when_done && self.all_finite_flows_done() {
+                self.finished_at = now;
+                break;
+            }
+        }
+        let _ = progress(Progress { sim_time: self.finished_at, duration: Duration(self.end.as_nanos()), events: self.events });
+        Ok(())
+    }
+
+    fn all_finite_flows_done(&self) -> bool {
+        self.flows.iter().all(|f| f.completed_at.is_some() || (f.bytes.is_none() && f.stop.is_none()))
+    }
+
+    fn on_flow_start(&mut self, now: Instant, f: usize) {
+        self.flows[f].started = true;
+        self.eps[2 * f].ep.connect(now);
+        self.app_write(now, f);
+        self.drain(now, 2 * f);
+    }
+
+    /// The bulk sender keeps the send buffer full until it has written everything.
+    fn app_write(&mut self, now: Instant, f: usize) {
+        let fl = &mut self.flows[f];
+        if !fl.started || fl.closed {
+            return;
+        }
+        let ep = &mut self.eps[2 * f].ep;
+        let want = match fl.bytes {
+            Some(b) => b - fl.written,
+            None => u64::MAX,
+        };
+        let n = want.min(ep.send_buffer_free());
+        if n > 0 {
+            fl.written += ep.write(now, n);
+        }
+        if fl.bytes == Some(fl.written) {
+            fl.closed = true;
+            ep.close(now);
+        }
+    }
+
+    /// Hands in-order bytes to the receiving application, checking the byte stream.
+    fn app_read(&mut self, now: Instant, f: usize, mut max: u64) -> u64 {
+        let mut total = 0;
+        while max > 0 {
+            let Some(c) = self.eps[2 * f + 1].ep.read(now, max) else { break };
+            let fl = &mut self.flows[f];
+            if c.offset != fl.read {
+                let msg = format!(
+                    "flow '{}': application read {} bytes at stream offset {} but expected offset {} (bytes lost, duplicated or reordered)",
+                    fl.name, c.len, c.offset, fl.read
+                );
+                self.violation(msg);
+            }
+            let fl = &mut self.flows[f];
+            fl.read = c.offset.max(fl.read) + c.len;
+            total += c.len;
+            max -= c.len;
+        }
+        if total > 0 {
+            let fl = &mut self.flows[f];
+            if fl.read > fl.written {
+                let msg = format!("flow '{}': application read {} bytes but only {} were written", fl.name, fl.read, fl.written);
+                self.violation(msg);
+            }
+            let fl = &mut self.flows[f];
+            if fl.completed_at.is_none() && fl.closed && fl.read == fl.written {
+                fl.completed_at = Some(now);
+            }
+        }
+        total
+    }
+
+    fn on_app_read_tick(&mut self, now: Instant, f: usize) {
+        let since = now.saturating_since(self.flows[f].start);
+        let Reader::Paced { rates_bps, slot, tick, acc } = &mut self.flows[f].reader else { return };
+        let tick = *tick;
+        let idx = ((since.as_nanos() / slot.as_nanos()) % rates_bps.len() as u64) as usize;
+        let rate = rates_bps[idx] as u128;
+        // Allowance for this tick in bit-nanoseconds; whole bytes are read, the remainder
+        // carries. An allowance the application cannot use (empty buffer) is not banked:
+        // a real reader blocks on an empty socket instead of saving up reads.
+        *acc += rate * tick.as_nanos() as u128;
+        let allow = (*acc / 8_000_000_000) as u64;
+        *acc -= allow as u128 * 8_000_000_000;
+        if allow > 0 {
+            let got = self.app_read(now, f, allow);
+            if got > 0 {
+                self.drain(now, 2 * f + 1);
+            }
+        }
+        if self.flows[f].completed_at.is_none() {
+            self.q.schedule(now + tick, Event::AppRead(f as u32));
+        }
+    }
+
+    /// After any input to endpoint `e`: application reactions, then transmissions.
+    fn after_input(&mut self, now: Instant, e: usize) {
+        let f = e / 2;
+        if e % 2 == 0 {
+            let st = self.eps[e].ep.stats();
+            if st.rtt_samples != self.flows[f].rtt_seen {
+                let rtt = st.last_rtt.as_nanos();
+                self.flows[f].rtt_seen = st.rtt_samples;
+                self.flows[f].rtt.record(rtt);
+            }
+            self.app_write(now, f);
+        } else if let Reader::Unlimited = self.flows[f].reader {
+            self.app_read(now, f, u64::MAX);
+        }
+        self.drain(now, e);
+    }
+
+    /// Sends everything endpoint `e` has to send, then re-arms its timer event.
+    fn drain(&mut self, now: Instant, e: usize) {
+        let f = e / 2;
+        let from_sender = e % 2 == 0;
+        while let Some(seg) = self.eps[e].ep.poll_transmit(now) {
+            let pkt = Packet {
+                id: self.next_packet_id,
+                flow: f as u32,
+                from_sender,
+                hop: 0,
+                ip_len: seg.ip_len(),
+                sent_at: now,
+                seg,
+            };
+            self.next_packet_id += 1;
+            let first = if from_sender { self.flows[f].route_fwd[0] } else { self.flows[f].route_rev[0] };
+            self.link_enqueue(now, first as usize, pkt);
+        }
+        let slot = &mut self.eps[e];
+        if let Some(t) = slot.ep.poll_timeout() {
+            if t < slot.wake {
+                slot.gen = slot.gen.wrapping_add(1);
+                slot.wake = t.max(now);
+                self.q.schedule(slot.wake, Event::EndpointTimer { ep: e as u32, gen: slot.gen });
+            }
+        }
+    }
+
+    fn link_enqueue(&mut self, now: Instant, l: usize, pkt: Packet) {
+        let link = &mut self.links[l];
+        link.arrived += 1;
+        if let Verdict::Dropped(_) = link.queue.enqueue(now, pkt) {
+            link.dropped_queue += 1;
+        }
+        let qp = link.queue.len_packets() as u64;
+        let qb = link.queue.len_bytes();
+        link.max_queue_pkts = link.max_queue_pkts.max(qp);
+        link.max_queue_bytes = link.max_queue_bytes.max(qb);
+        if link.in_tx.is_none() {
+            self.start_tx(now, l);
+        }
+    }
+
+    fn start_tx(&mut self, now: Instant, l: usize) {
+        let link = &mut self.links[l];
+        if let Some(p) = link.queue.dequeue(now) {
+            let dep = link.rate.departure_time(now, p.ip_len + link.header_bytes);
+            link.in_tx = Some(p);
+            self.q.schedule(dep, Event::LinkTxDone(l as u32));
+        }
+    }
+
+    fn on_tx_done(&mut self, now: Instant, l: usize) {
+        let link = &mut self.links[l];
+        let p = link.in_tx.take().expect("LinkTxDone without a packet in the serialiser");
+        link.tx_pkts += 1;
+        link.tx_bytes += (p.ip_len + link.header_bytes) as u64;
+        if let Some(w) = link.pcap.as_mut() {
+            let fl = &self.flows[p.flow as usize];
+            let (sn, dn, sp, dp, isn) = if p.from_sender {
+                (fl.src, fl.dst, 10_000 + p.flow as u16, 5001, fl.isn[0])
+            } else {
+                (fl.dst, fl.src, 5001, 10_000 + p.flow as u16, fl.isn[1])
+            };
+            let off = p.seg.seq.0.wrapping_sub(isn.0.wrapping_add(1)) as u64;
+            if let Err(e) = w.write_segment(now, (node_addr(sn), sp), (node_addr(dn), dp), &p.seg, off) {
+                let msg = format!("pcap of link '{}': {e}", link.name);
+                link.pcap = None;
+                self.violation(msg);
+            }
+        }
+        let link = &mut self.links[l];
+        if link.loss.lose(&mut link.rng) {
+            link.dropped_loss += 1;
+        } else {
+            let at = now + link.delay;
+            if link.delay_line.is_empty() {
+                self.q.schedule(at, Event::LinkArrive(l as u32));
+            }
+            link.delay_line.push_back((at, p));
+        }
+        self.start_tx(now, l);
+    }
+
+    fn on_link_arrive(&mut self, now: Instant, l: usize) {
+        let link = &mut self.links[l];
+        let (at, mut p) = link.delay_line.pop_front().expect("LinkArrive with an empty delay line");
+        debug_assert_eq!(at, now);
+        link.delivered += 1;
+        if let Some(&(next, _)) = link.delay_line.front() {
+            self.q.schedule(next, Event::LinkArrive(l as u32));
+        }
+        let f = p.flow as usize;
+        p.hop += 1;
+        let route = if p.from_sender { &self.flows[f].route_fwd } else { &self.flows[f].route_rev };
+        if (p.hop as usize) < route.len() {
+            let next = route[p.hop as usize] as usize;
+            self.link_enqueue(now, next, p);
+        } else {
+            self.deliver(now, p);
+        }
+    }
+
+    fn deliver(&mut self, now: Instant, p: Packet) {
+        self.packets_consumed += 1;
+        let f = p.flow as usize;
+        let e = 2 * f + p.from_sender as usize;
+        if p.from_sender && p.seg.payload_len > 0 {
+            let fl = &mut self.flows[f];
+            fl.owd.record((now - p.sent_at).as_nanos());
+            fl.data_pkts_delivered += 1;
+        }
+        self.eps[e].ep.handle_segment(now, &p.seg);
+        self.after_input(now, e);
+    }
+
+    fn sample(&mut self, now: Instant) {
+        let dt = now.saturating_since(self.sample_prev).as_secs_f64();
+        self.sample_prev = now;
+        let t = now.as_nanos();
+        for f in 0..self.flows.len() {
+            let fl = &mut self.flows[f];
+            let snd = &self.eps[2 * f].ep;
+            let rcv = &self.eps[2 * f + 1].ep;
+            let goodput = (fl.read - fl.sampled_read) as f64 * 8.0 / dt * 1e-6;
+            fl.sampled_read = fl.read;
+            let vals = [
+                goodput,
+                snd.cwnd() as f64,
+                rcv.advertised_window() as f64,
+                snd.peer_window() as f64,
+                snd.bytes_in_flight() as f64,
+                snd.srtt().map(|d| d.as_millis_f64()).unwrap_or(f64::NAN),
+                fl.read as f64,
+            ];
+            for (m, v) in vals.into_iter().enumerate() {
+                self.ts.time_ns.push(t);
+                self.ts.entity.push(f as u32);
+                self.ts.metric.push(m as u16);
+                self.ts.value.push(v);
+            }
+        }
+        let nf = self.flows.len();
+        for (li, l) in self.links.iter_mut().enumerate() {
+            let drops = l.dropped_queue + l.dropped_loss;
+            let vals = [
+                l.queue.len_packets() as f64,
+                l.queue.len_bytes() as f64,
+                (l.tx_bytes - l.sampled_tx_bytes) as f64 * 8.0 / dt * 1e-6,
+                (drops - l.sampled_drops) as f64,
+            ];
+            l.sampled_tx_bytes = l.tx_bytes;
+            l.sampled_drops = drops;
+            for (m, v) in vals.into_iter().enumerate() {
+                self.ts.time_ns.push(t);
+                self.ts.entity.push((nf + li) as u32);
+                self.ts.metric.push((FLOW_METRICS.len() + m) as u16);
+                self.ts.value.push(v);
+            }
+        }
+    }
+
+    fn check_invariants(&mut self) {
+        let end = self.finished_at;
+        let mut in_network = 0u64;
+        let mut dropped = 0u64;
+        let mut msgs = Vec::new();
+        for l in &self.links {
+            let inside = l.queue.len_packets() as u64 + l.in_tx.is_some() as u64 + l.delay_line.len() as u64;
+            in_network += inside;
+            dropped += l.dropped_queue + l.dropped_loss;
+            if l.arrived != l.dropped_queue + l.dropped_loss + l.delivered + inside {
+                msgs.push(format!(
+                    "link '{}': packets not conserved: {} in != {} queue drops + {} losses + {} out + {} inside",
+                    l.name, l.arrived, l.dropped_queue, l.dropped_loss, l.delivered, inside
+                ));
+            }
+            let cap = l.rate.capacity_bytes(Instant::ZERO, end);
+            if l.tx_bytes > cap {
+                msgs.push(format!("link '{}': sent {} bytes but its capacity over the run is {} bytes", l.name, l.tx_bytes, cap));
+            }
+        }
+        // Packets are conserved over the whole network: every packet an endpoint emitted was
+        // consumed by an endpoint, dropped, or is still inside a link.
+        if self.next_packet_id != self.packets_consumed + dropped + in_network {
+            msgs.push(format!(
+                "network: packets not conserved: {} sent != {} received + {} dropped + {} in flight",
+                self.next_packet_id, self.packets_consumed, dropped, in_network
+            ));
+        }
+        for (f, fl) in self.flows.iter().enumerate() {
+            for side in 0..2 {
+                let st = self.eps[2 * f + side].ep.stats();
+                if st.payload_tag_mismatches > 0 {
+                    msgs.push(format!(
+                        "flow '{}': {} segments arrived with a payload that does not match their sequence numbers",
+                        fl.name, st.payload_tag_mismatches
+                    ));
+                }
+            }
+            if let Some(b) = fl.bytes {
+                if fl.completed_at.is_some() && fl.read != b {
+                    msgs.push(format!("flow '{}': completed with {} bytes read of {} written", fl.name, fl.read, b));
+                }
+            }
+            // Goodput can never exceed what the slowest link of the path could carry while
+            // the flow was active: every byte read crossed every link after the flow started.
+            let until = fl.completed_at.unwrap_or(end);
+            if until > fl.start {
+                for &l in &fl.route_fwd {
+                    let cap = self.links[l as usize].rate.capacity_bytes(fl.start, until);
+                    if fl.read > cap {
+                        msgs.push(format!(
+                            "flow '{}': read {} bytes but link '{}' could carry only {} bytes while it was active",
+                            fl.name, fl.read, self.links[l as usize].name, cap
+                        ));
+                    }
+                }
+            }
+        }
+        for m in msgs {
+            self.violation(m);
+        }
+    }
+
+    fn finish(mut self) -> RunOutput {
+        self.check_invariants();
+        for l in &mut self.links {
+            if let Some(w) = l.pcap.as_mut() {
+                if let Err(e) = w.flush() {
+                    let msg = format!("pcap of link '{}': {e}", l.name);
+                    self.violations.push(msg);
+                }
+            }
+        }
+        let end = self.finished_at;
+        let mut flows = Vec::with_capacity(self.flows.len());
+        let mut cdfs = Vec::with_capacity(self.flows.len());
+        for (f, fl) in self.flows.iter_mut().enumerate() {
+            let snd = self.eps[2 * f].ep.stats();
+            let rcv = self.eps[2 * f + 1].ep.stats();
+            let until = fl.completed_at.unwrap_or(end);
+            let active = until.saturating_since(fl.start).as_secs_f64();
+            let goodput = if active > 0.0 { fl.read as f64 * 8.0 / active * 1e-6 } else { 0.0 };
+            cdfs.push((
+                fl.name.clone(),
+                fl.owd.cdf().into_iter().map(|(v, c)| (v as f64 * 1e-6, c)).collect::<Vec<_>>(),
+            ));
+            flows.push(FlowSummary {
+                id: f as u32,
+                name: fl.name.clone(),
+                direction: format!("{}->{}", self.nodes[fl.src], self.nodes[fl.dst]),
+                cc: fl.cc.clone(),
+                fc: fl.fc.clone(),
+                goodput_mbps: goodput,
+                bytes_delivered: fl.read,
+                bytes_written: fl.written,
+                data_packets_delivered: fl.data_pkts_delivered,
+                retransmits: snd.retransmitted_segments,
+                timeouts: snd.timeouts,
+                fast_retransmits: snd.fast_retransmits,
+                zero_window_events: snd.zero_window_events.max(rcv.zero_windows_advertised),
+                zero_window_probes: snd.zero_window_probes_sent,
+                owd_ms: fl.owd.summary_ms(),
+                rtt_ms: fl.rtt.summary_ms(),
+                start_s: fl.start.as_secs_f64(),
+                completion_s: fl.completed_at.map(|t| t.as_secs_f64()),
+            });
+        }
+        let links = self
+            .links
+            .iter()
+            .map(|l| {
+                let cap = l.rate.capacity_bytes(Instant::ZERO, end);
+                LinkSummary {
+                    name: l.name.clone(),
+                    from: self.nodes[l.from].clone(),
+                    to: self.nodes[l.to].clone(),
+                    utilization: if cap > 0 { l.tx_bytes as f64 / cap as f64 } else { 0.0 },
+                    capacity_mbps: l.rate.mean_rate_bps() * 1e-6,
+                    tx_packets: l.tx_pkts,
+                    tx_bytes: l.tx_bytes,
+                    drops: Drops { queue: l.dropped_queue, loss: l.dropped_loss },
+                    max_queue_packets: l.max_queue_pkts,
+                    max_queue_bytes: l.max_queue_bytes,
+                }
+            })
+            .collect();
+        let g: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
+        let summary = Summary {
+            schema: SUMMARY_SCHEMA,
+            scenario: self.name.clone(),
+            seed: self.seed,
+            scenario_sha256: String::new(),
+            duration_s: end.as_secs_f64(),
+            events: self.events,
+            wall_s: 0.0,
+            invariants: Invariants { ok: self.violations.is_empty(), violations: self.violations.clone() },
+            flows,
+            links,
+            jain_fairness: jain(&g),
+        };
+        RunOutput { summary, timeseries: self.ts, owd_cdf_ms: cdfs }
+    }
+}
+
+/// Jain's fairness index (Jain, Chiu, Hawe 1984): (sum x)^2 / (n sum x^2).
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if x.is_empty() || s2 == 0.0 {
+        return 1.0;
+    }
+    s * s / (x.len() as f64 * s2)
+}
+
+/// Per-flow time-series metrics, in the order `sample` records them.
+pub const FLOW_METRICS: [&str; 7] = [
+    "goodput_mbps",
+    "cwnd_bytes",
+    "rwnd_bytes",
+    "peer_window_bytes",
+    "in_flight_bytes",
+    "srtt_ms",
+    "delivered_bytes",
+];
+/// Per-link time-series metrics.
+pub const LINK_METRICS: [&str; 4] = ["queue_packets", "queue_bytes", "tx_mbps", "drops"];
+
+fn prefix_err(e: SimError, p: &str) -> SimError {
+    match e {
+        SimError::Config(m) => SimError::Config(format!("{p}{m}")),
+        SimError::Trace(m) => SimError::Trace(format!("{p}{m}")),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert_eq!(jain(&[5.0]), 1.0);
+        assert!((jain(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
 }

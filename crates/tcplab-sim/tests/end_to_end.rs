@@ -1,0 +1,237 @@
+//! End-to-end runs of the simulator (DESIGN.md testing layers 4 and 6): invariants in every
+//! run, sanity against TCP theory, determinism, and each network element in a real run.
+
+mod common;
+use common::*;
+use tcplab_core::cc::CcKind;
+use tcplab_core::{Duration, Instant};
+use tcplab_sim::config::*;
+use tcplab_sim::SimError;
+
+/// Issue 2: one flow on a 10 Mbit/s, 40 ms RTT link with a BDP-sized buffer reaches at
+/// least 95% utilisation.
+#[test]
+fn one_flow_fills_a_bdp_buffered_link() {
+    for cc in [CcKind::NewReno, CcKind::Cubic] {
+        // BDP = 10 Mbit/s x 40 ms = 50 kB = 34 packets of 1500 B.
+        let mut s = p2p("bdp", fixed(10_000_000, 20, 34), fixed(10_000_000, 20, 1000), 60);
+        s.flows[0].tcp.cc = cc;
+        let out = run_ok(&s);
+        let down = &out.summary.links[0];
+        assert_eq!(down.name, "downlink");
+        assert!(down.utilization >= 0.95, "{cc:?}: downlink utilisation {:.3}", down.utilization);
+        assert!(down.utilization <= 1.0);
+        let f = &out.summary.flows[0];
+        assert!(f.goodput_mbps > 9.0 && f.goodput_mbps < 10.0, "{cc:?}: goodput {}", f.goodput_mbps);
+        assert!(down.drops.queue > 0, "{cc:?}: a BDP buffer must overflow now and then");
+    }
+}
+
+/// Issue 2: under Bernoulli loss p with a large buffer, NewReno's goodput is within 30% of
+/// the Mathis et al. (1997) model MSS/RTT * sqrt(3/(2p)). The model assumes an ACK per
+/// segment (b = 1), so delayed ACKs are off here; the link is fast enough never to limit.
+#[test]
+fn newreno_follows_the_square_root_law_under_random_loss() {
+    for &p in &[0.001, 0.005, 0.01, 0.02] {
+        let mut down = fixed(1_000_000_000, 20, 100_000);
+        down.loss = LossSpec::Bernoulli { p };
+        let mut s = p2p("mathis", down, fixed(1_000_000_000, 20, 100_000), 200);
+        s.seed = 7;
+        s.flows[0].tcp.delayed_ack = false;
+        s.flows[0].tcp.min_rto = Duration::from_millis(200);
+        s.record.timeseries = false;
+        let out = run_ok(&s);
+        let f = &out.summary.flows[0];
+        let rtt = 0.040;
+        let model = 1448.0 * 8.0 / rtt * (3.0 / (2.0 * p)).sqrt() * 1e-6;
+        let ratio = f.goodput_mbps / model;
+        eprintln!("p={p}: goodput {:.2} Mbit/s, model {:.2}, ratio {:.2}", f.goodput_mbps, model, ratio);
+        assert!((0.7..=1.3).contains(&ratio), "p={p}: goodput {:.3} vs model {:.3}", f.goodput_mbps, model);
+    }
+}
+
+#[test]
+fn same_seed_same_bytes_other_seed_other_losses() {
+    let mut down = fixed(20_000_000, 10, 50);
+    down.loss = LossSpec::GilbertElliott { p_good_to_bad: 0.01, p_bad_to_good: 0.3, loss_good: 0.001, loss_bad: 0.3 };
+    let mut s = p2p("det", down, fixed(20_000_000, 10, 50), 10);
+    s.flows[0].tcp.cc = CcKind::Cubic;
+    let a = serde_json::to_string(&run_ok(&s)).unwrap();
+    let b = serde_json::to_string(&run_ok(&s)).unwrap();
+    assert_eq!(a, b, "same scenario and seed must give byte-identical output");
+    s.seed = 2;
+    let c = run_ok(&s);
+    let a: tcplab_sim::RunOutput = serde_json::from_str(&a).unwrap();
+    assert_ne!(a.summary.links[0].drops, c.summary.links[0].drops, "another seed must change the loss pattern");
+}
+
+/// Finite transfers complete and deliver every byte once, in order, whatever the loss.
+#[test]
+fn finite_transfers_complete_under_loss_in_both_directions() {
+    for seed in 0..12u64 {
+        for sack in [true, false] {
+            let mut down = fixed(8_000_000, 15, 30);
+            down.loss = LossSpec::Bernoulli { p: 0.03 };
+            let mut up = fixed(2_000_000, 15, 30);
+            up.loss = LossSpec::Bernoulli { p: 0.03 };
+            let mut s = p2p("finite", down, up, 120);
+            s.seed = seed;
+            s.stop_when_done = true;
+            s.flows[0].bytes = Some(300_000 + seed * 7919);
+            s.flows[0].tcp.sack = sack;
+            s.flows[0].tcp.cc = if seed % 2 == 0 { CcKind::NewReno } else { CcKind::Cubic };
+            let out = run_ok(&s);
+            let f = &out.summary.flows[0];
+            assert!(f.completion_s.is_some(), "seed {seed} sack {sack}: transfer did not complete");
+            assert_eq!(f.bytes_delivered, 300_000 + seed * 7919);
+        }
+    }
+}
+
+/// A slow reader with a small receive buffer: the receiver advertises zero windows, the
+/// sender probes, and goodput equals the read rate.
+#[test]
+fn slow_reader_causes_zero_windows_and_paces_the_flow() {
+    let mut s = p2p("slow-reader", fixed(10_000_000, 20, 100), fixed(10_000_000, 20, 100), 30);
+    s.flows[0].tcp.rcv_buf_bytes = 64 * 1024;
+    s.flows[0].read = ReadProfile::Pattern {
+        rates_bps: vec![0, 4_000_000, 4_000_000],
+        slot: Duration::from_millis(500),
+        tick: Duration::from_millis(1),
+    };
+    let out = run_ok(&s);
+    let f = &out.summary.flows[0];
+    assert!(f.zero_window_events > 0, "expected zero windows: {f:?}");
+    // Mean read rate is 2/3 x 4 Mbit/s; the first slot reads nothing.
+    assert!(f.goodput_mbps > 2.2 && f.goodput_mbps <= 2.67, "goodput {}", f.goodput_mbps);
+}
+
+/// The cellular papers' asymmetric path: a download's ACKs queue behind an upload.
+#[test]
+fn upload_and_download_share_the_path() {
+    let mut s = p2p("bidir", fixed(10_000_000, 25, 200), fixed(1_000_000, 25, 200), 60);
+    s.flows.push(flow("upload", "client", "server"));
+    let out = run_ok(&s);
+    let (d, u) = (&out.summary.flows[0], &out.summary.flows[1]);
+    assert_eq!(d.direction, "server->client");
+    assert_eq!(u.direction, "client->server");
+    assert!(u.goodput_mbps > 0.6, "upload {}", u.goodput_mbps);
+    // ACKs stuck behind a 200-packet upload queue slow the download down (thesis ch. 5).
+    assert!(d.goodput_mbps < 9.0, "download {}", d.goodput_mbps);
+    assert!(d.rtt_ms.p50 > 500.0, "download RTT should include the uplink queue: {:?}", d.rtt_ms);
+}
+
+#[test]
+fn dumbbell_flows_share_fairly() {
+    let s = Scenario {
+        name: "dumbbell".into(),
+        seed: 3,
+        duration: Duration::from_secs(60),
+        event_budget: None,
+        record: RecordSpec::default(),
+        topology: TopologySpec::Dumbbell {
+            pairs: 4,
+            bottleneck: fixed(20_000_000, 20, 100),
+            bottleneck_rev: fixed(20_000_000, 20, 100),
+            sender_access: fixed(1_000_000_000, 1, 10_000),
+            receiver_access: fixed(1_000_000_000, 1, 10_000),
+        },
+        flows: (0..4)
+            .map(|i| {
+                let mut f = flow(&format!("f{i}"), &format!("s{i}"), &format!("r{i}"));
+                f.start = Instant::from_millis(25 * i);
+                f
+            })
+            .collect(),
+        stop_when_done: false,
+    };
+    let out = run_ok(&s);
+    let total: f64 = out.summary.flows.iter().map(|f| f.goodput_mbps).sum();
+    assert!(total > 18.5 && total < 20.0, "aggregate {total}");
+    assert!(out.summary.jain_fairness > 0.9, "Jain {}", out.summary.jain_fairness);
+}
+
+#[test]
+fn schedule_link_carries_its_mean_rate() {
+    let mut down = fixed(0, 265, 200);
+    down.rate = RateSpec::Schedule { rates_bps: vec![3_000_000, 15_000_000, 15_000_000], slot: Duration::from_millis(530) };
+    let mut s = p2p("schedule", down, fixed(15_000_000, 265, 200), 120);
+    s.flows[0].tcp.rcv_buf_bytes = 8 << 20;
+    s.flows[0].tcp.snd_buf_bytes = 8 << 20;
+    let out = run_ok(&s);
+    let l = &out.summary.links[0];
+    assert!((l.capacity_mbps - 11.0).abs() < 1e-9, "mean schedule rate {}", l.capacity_mbps);
+    assert!(l.utilization > 0.8, "utilisation {}", l.utilization);
+}
+
+#[test]
+fn trace_link_runs_a_real_cellular_trace() {
+    let Some(dir) = trace_dir() else {
+        eprintln!("skipping: ../shared/traces/cellular not found");
+        return;
+    };
+    let trace = |f: &str| LinkSpec {
+        rate: RateSpec::Trace { path: dir.join(f).to_string_lossy().into_owned(), opportunity_bytes: 1500 },
+        delay: Duration::from_millis(20),
+        queue: QueueSpec { discipline: Discipline::DropTail, limit_packets: Some(500), limit_bytes: None },
+        loss: LossSpec::None,
+        header_bytes: 0,
+    };
+    let mut s = p2p("trace", trace("Verizon-LTE-short.down"), trace("Verizon-LTE-short.up"), 60);
+    s.flows[0].tcp.cc = CcKind::Cubic;
+    let out = run_ok(&s);
+    let l = &out.summary.links[0];
+    let f = &out.summary.flows[0];
+    assert!(l.utilization > 0.5 && l.utilization <= 1.0, "utilisation {}", l.utilization);
+    assert!(f.goodput_mbps < l.capacity_mbps, "goodput {} capacity {}", f.goodput_mbps, l.capacity_mbps);
+    // A bufferbloated cellular link: CUBIC fills the 500-packet queue.
+    assert!(f.owd_ms.p95 > 100.0, "{:?}", f.owd_ms);
+}
+
+#[test]
+fn drophead_queue_drops_old_packets() {
+    let mut down = fixed(5_000_000, 20, 20);
+    down.queue.discipline = Discipline::DropHead;
+    let s = p2p("drophead", down, fixed(5_000_000, 20, 100), 20);
+    let out = run_ok(&s);
+    assert!(out.summary.links[0].drops.queue > 0);
+    assert!(out.summary.flows[0].goodput_mbps > 4.0);
+}
+
+#[test]
+fn an_exhausted_event_budget_is_an_error() {
+    let mut s = p2p("budget", fixed(10_000_000, 20, 100), fixed(10_000_000, 20, 100), 10);
+    s.event_budget = Some(1000);
+    match tcplab_sim::run(&s, &mut |_| true) {
+        Err(SimError::EventBudget { events, .. }) => assert_eq!(events, 1001),
+        other => panic!("expected an event-budget error, got {:?}", other.map(|o| o.summary.events)),
+    }
+}
+
+#[test]
+fn bad_scenarios_are_config_errors() {
+    let mut s = p2p("bad", fixed(10_000_000, 20, 100), fixed(10_000_000, 20, 100), 10);
+    s.flows[0].dst = "nowhere".into();
+    let e = tcplab_sim::run(&s, &mut |_| true).err().expect("must fail");
+    assert_eq!(
+        e.to_string(),
+        "invalid scenario: flows[0] ('download').dst: unknown node 'nowhere' (nodes: server, client)"
+    );
+}
+
+#[test]
+fn timeseries_has_every_flow_and_link_metric() {
+    let s = p2p("ts", fixed(10_000_000, 20, 100), fixed(10_000_000, 20, 100), 5);
+    let out = run_ok(&s);
+    let ts = &out.timeseries;
+    assert_eq!(ts.entities.len(), 3);
+    // 50 samples at 100 ms, 7 flow metrics + 2 links x 4 link metrics each.
+    assert_eq!(ts.time_ns.len(), 50 * (7 + 8));
+    assert_eq!(ts.time_ns.len(), ts.value.len());
+    let goodput: Vec<f64> = (0..ts.value.len())
+        .filter(|&i| ts.entity[i] == 0 && ts.metrics[ts.metric[i] as usize] == "goodput_mbps")
+        .map(|i| ts.value[i])
+        .collect();
+    assert_eq!(goodput.len(), 50);
+    assert!(goodput[40] > 8.0, "{goodput:?}");
+}
