@@ -1,0 +1,87 @@
+//! `tcplab-sim`: runs one canonical (JSON) scenario without Python, for benchmarks and
+//! profiling. Users normally run `tcplab run scenario.toml`, which produces the canonical
+//! form (`tcplab validate --canonical`) and calls the same `tcplab_sim::run`.
+//!
+//!     tcplab-sim SCENARIO.json [--seed N] [--repeat K] [--no-timeseries]
+//!
+//! Prints one JSON line per run: the summary plus `wall_s` and `data_pkts_per_wall_s`.
+//! This binary, not the library, reads the wall clock.
+
+use std::process::ExitCode;
+use std::time::Instant as WallClock;
+use tcplab_sim::Scenario;
+
+fn usage() -> ExitCode {
+    eprintln!("usage: tcplab-sim SCENARIO.json [--seed N] [--repeat K] [--no-timeseries]");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.first() else { return usage() };
+    let mut seed = None;
+    let mut repeat = 1;
+    let mut timeseries = true;
+    let mut i = 1;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--seed" => {
+                i += 1;
+                match args.get(i).and_then(|s| s.parse().ok()) {
+                    Some(v) => seed = Some(v),
+                    None => return usage(),
+                }
+            }
+            "--repeat" => {
+                i += 1;
+                match args.get(i).and_then(|s| s.parse().ok()) {
+                    Some(v) if v > 0 => repeat = v,
+                    _ => return usage(),
+                }
+            }
+            "--no-timeseries" => timeseries = false,
+            _ => return usage(),
+        }
+        i += 1;
+    }
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{path}: cannot read: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut scn: Scenario = match serde_json::from_str(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{path}: not a canonical scenario: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(s) = seed {
+        scn.seed = s;
+    }
+    scn.record.timeseries &= timeseries;
+    for _ in 0..repeat {
+        let t0 = WallClock::now();
+        let out = match tcplab_sim::run(&scn, &mut |_| true) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let wall = t0.elapsed().as_secs_f64();
+        let mut summary = out.summary;
+        summary.wall_s = wall;
+        let pkts: u64 = summary.flows.iter().map(|f| f.data_packets_delivered).sum();
+        let mut v = serde_json::to_value(&summary).expect("summary serialises");
+        v["data_pkts_per_wall_s"] = serde_json::json!(pkts as f64 / wall);
+        println!("{v}");
+        if !summary.invariants.ok {
+            eprintln!("{path}: INVARIANTS VIOLATED: {:?}", summary.invariants.violations);
+            return ExitCode::from(3);
+        }
+    }
+    ExitCode::SUCCESS
+}
