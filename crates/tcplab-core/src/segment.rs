@@ -43,8 +43,18 @@ impl std::ops::BitOr for Flags {
 
 impl std::fmt::Debug for Flags {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names = [(0x02, "S"), (0x10, "."), (0x01, "F"), (0x04, "R"), (0x08, "P")];
-        let s: String = names.iter().filter(|(b, _)| self.0 & b != 0).map(|(_, n)| *n).collect();
+        let names = [
+            (0x02, "S"),
+            (0x10, "."),
+            (0x01, "F"),
+            (0x04, "R"),
+            (0x08, "P"),
+        ];
+        let s: String = names
+            .iter()
+            .filter(|(b, _)| self.0 & b != 0)
+            .map(|(_, n)| *n)
+            .collect();
         write!(f, "[{s}]")
     }
 }
@@ -220,7 +230,10 @@ mod tests {
         o.timestamps = Some(Timestamps::default());
         assert_eq!(o.max_sack_blocks(), 3);
         for i in 0..4 {
-            let ok = o.push_sack(SackBlock { start: SeqNo(i * 10), end: SeqNo(i * 10 + 5) });
+            let ok = o.push_sack(SackBlock {
+                start: SeqNo(i * 10),
+                end: SeqNo(i * 10 + 5),
+            });
             assert_eq!(ok, i < 3);
         }
         // 10 (TS) + 2 + 24 = 36 bytes.

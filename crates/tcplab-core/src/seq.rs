@@ -53,7 +53,10 @@ impl AddAssign<u32> for SeqNo {
 impl Sub<SeqNo> for SeqNo {
     type Output = u32;
     fn sub(self, o: SeqNo) -> u32 {
-        debug_assert!(self >= o, "sequence subtraction went negative: {self:?} - {o:?}");
+        debug_assert!(
+            self >= o,
+            "sequence subtraction went negative: {self:?} - {o:?}"
+        );
         self.0.wrapping_sub(o.0)
     }
 }

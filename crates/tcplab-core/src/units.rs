@@ -69,7 +69,10 @@ mod tests {
     #[test]
     fn tx_time_rounds_up() {
         // 1500 B at 10 Mbit/s is exactly 1.2 ms.
-        assert_eq!(Bandwidth::from_mbps(10).tx_time(1500), Duration::from_micros(1200));
+        assert_eq!(
+            Bandwidth::from_mbps(10).tx_time(1500),
+            Duration::from_micros(1200)
+        );
         // 1 B at 3 bit/s is 2.666.. s: rounded up.
         assert_eq!(Bandwidth(3).tx_time(1), Duration(2_666_666_667));
         assert_eq!(Bandwidth::ZERO.tx_time(1), Duration::MAX);
@@ -79,6 +82,9 @@ mod tests {
     fn bytes_in_inverts_tx_time() {
         let bw = Bandwidth::from_mbps(4);
         assert_eq!(bw.bytes_in(Duration::from_secs(1)), 500_000);
-        assert_eq!(Bandwidth::from_bytes_per(500_000, Duration::from_secs(1)), bw);
+        assert_eq!(
+            Bandwidth::from_bytes_per(500_000, Duration::from_secs(1)),
+            bw
+        );
     }
 }

@@ -162,7 +162,11 @@ pub struct QueueSpec {
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec { discipline: Discipline::DropTail, limit_packets: Some(1000), limit_bytes: None }
+        QueueSpec {
+            discipline: Discipline::DropTail,
+            limit_packets: Some(1000),
+            limit_bytes: None,
+        }
     }
 }
 

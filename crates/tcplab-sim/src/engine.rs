@@ -65,12 +65,20 @@ impl Default for EventQueue {
 
 impl EventQueue {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, now: Instant::ZERO }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            next_seq: 0,
+            now: Instant::ZERO,
+        }
     }
 
     /// Schedules `ev` at `time`; scheduling in the past is a logic error.
     pub fn schedule(&mut self, time: Instant, ev: Event) {
-        debug_assert!(time >= self.now, "event {ev:?} scheduled in the past ({time} < {})", self.now);
+        debug_assert!(
+            time >= self.now,
+            "event {ev:?} scheduled in the past ({time} < {})",
+            self.now
+        );
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Entry { time, seq, ev });
@@ -127,6 +135,10 @@ mod tests {
     #[test]
     fn event_is_small() {
         // The heap moves entries on every push/pop: keep them within half a cache line.
-        assert!(std::mem::size_of::<Entry>() <= 32, "{}", std::mem::size_of::<Entry>());
+        assert!(
+            std::mem::size_of::<Entry>() <= 32,
+            "{}",
+            std::mem::size_of::<Entry>()
+        );
     }
 }

@@ -38,7 +38,12 @@ fn bucket_value(b: usize) -> u64 {
 
 impl DelayStats {
     pub fn new(exact: bool) -> Self {
-        DelayStats { buckets: Vec::new(), exact: exact.then(Vec::new), count: 0, sum: 0 }
+        DelayStats {
+            buckets: Vec::new(),
+            exact: exact.then(Vec::new),
+            count: 0,
+            sum: 0,
+        }
     }
 
     pub fn record(&mut self, v_ns: u64) {
@@ -131,7 +136,17 @@ mod tests {
 
     #[test]
     fn histogram_error_is_below_one_percent() {
-        for v in [0u64, 1, 127, 128, 129, 1000, 40_000_000, 1_234_567_891, u64::MAX / 3] {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            129,
+            1000,
+            40_000_000,
+            1_234_567_891,
+            u64::MAX / 3,
+        ] {
             let r = bucket_value(bucket_of(v));
             let err = (r as f64 - v as f64).abs() / (v as f64).max(1.0);
             assert!(err <= 0.008, "v={v} r={r} err={err}");
@@ -151,7 +166,9 @@ mod tests {
         let mut e = DelayStats::new(true);
         let mut x: u64 = 12345;
         for _ in 0..10_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let v = 20_000_000 + (x >> 40) % 30_000_000;
             h.record(v);
             e.record(v);

@@ -24,16 +24,27 @@ pub struct Graph {
 
 impl Graph {
     pub fn from_spec(spec: &TopologySpec) -> Result<Graph, SimError> {
-        let mut g = Graph { nodes: Vec::new(), links: Vec::new() };
+        let mut g = Graph {
+            nodes: Vec::new(),
+            links: Vec::new(),
+        };
         match spec {
             TopologySpec::PointToPoint { downlink, uplink } => {
                 g.nodes = vec!["server".into(), "client".into()];
                 g.add("downlink", 0, 1, downlink);
                 g.add("uplink", 1, 0, uplink);
             }
-            TopologySpec::Dumbbell { pairs, bottleneck, bottleneck_rev, sender_access, receiver_access } => {
+            TopologySpec::Dumbbell {
+                pairs,
+                bottleneck,
+                bottleneck_rev,
+                sender_access,
+                receiver_access,
+            } => {
                 if *pairs == 0 {
-                    return Err(SimError::Config("topology.pairs: a dumbbell needs at least one pair".into()));
+                    return Err(SimError::Config(
+                        "topology.pairs: a dumbbell needs at least one pair".into(),
+                    ));
                 }
                 let n = *pairs as usize;
                 g.nodes.push("left".into());
@@ -57,22 +68,33 @@ impl Graph {
             TopologySpec::Custom { nodes, links } => {
                 for (i, n) in nodes.iter().enumerate() {
                     if nodes[..i].contains(n) {
-                        return Err(SimError::Config(format!("topology.nodes: node '{n}' is listed twice")));
+                        return Err(SimError::Config(format!(
+                            "topology.nodes: node '{n}' is listed twice"
+                        )));
                     }
                 }
                 g.nodes = nodes.clone();
                 for (i, l) in links.iter().enumerate() {
                     let from = g.node(&l.from).ok_or_else(|| {
-                        SimError::Config(format!("topology.links[{i}].from: unknown node '{}'", l.from))
+                        SimError::Config(format!(
+                            "topology.links[{i}].from: unknown node '{}'",
+                            l.from
+                        ))
                     })?;
                     let to = g.node(&l.to).ok_or_else(|| {
                         SimError::Config(format!("topology.links[{i}].to: unknown node '{}'", l.to))
                     })?;
                     if from == to {
-                        return Err(SimError::Config(format!("topology.links[{i}]: a link from '{}' to itself", l.from)));
+                        return Err(SimError::Config(format!(
+                            "topology.links[{i}]: a link from '{}' to itself",
+                            l.from
+                        )));
                     }
                     if g.links.iter().any(|x| x.name == l.name) {
-                        return Err(SimError::Config(format!("topology.links[{i}].name: '{}' is used twice", l.name)));
+                        return Err(SimError::Config(format!(
+                            "topology.links[{i}].name: '{}' is used twice",
+                            l.name
+                        )));
                     }
                     g.add(&l.name, from, to, &l.spec);
                 }
@@ -82,7 +104,12 @@ impl Graph {
     }
 
     fn add(&mut self, name: &str, from: usize, to: usize, spec: &LinkSpec) {
-        self.links.push(LinkDef { name: name.to_string(), from, to, spec: spec.clone() });
+        self.links.push(LinkDef {
+            name: name.to_string(),
+            from,
+            to,
+            spec: spec.clone(),
+        });
     }
 
     pub fn node(&self, name: &str) -> Option<usize> {
@@ -154,15 +181,29 @@ mod tests {
         .unwrap();
         let s1 = g.node("s1").unwrap();
         let r1 = g.node("r1").unwrap();
-        let names: Vec<_> = g.route(s1, r1).unwrap().iter().map(|&l| g.links[l as usize].name.clone()).collect();
+        let names: Vec<_> = g
+            .route(s1, r1)
+            .unwrap()
+            .iter()
+            .map(|&l| g.links[l as usize].name.clone())
+            .collect();
         assert_eq!(names, ["s1->left", "bottleneck", "right->r1"]);
-        let back: Vec<_> = g.route(r1, s1).unwrap().iter().map(|&l| g.links[l as usize].name.clone()).collect();
+        let back: Vec<_> = g
+            .route(r1, s1)
+            .unwrap()
+            .iter()
+            .map(|&l| g.links[l as usize].name.clone())
+            .collect();
         assert_eq!(back, ["r1->right", "bottleneck_rev", "left->s1"]);
     }
 
     #[test]
     fn unreachable_is_none() {
-        let g = Graph::from_spec(&TopologySpec::Custom { nodes: vec!["a".into(), "b".into()], links: vec![] }).unwrap();
+        let g = Graph::from_spec(&TopologySpec::Custom {
+            nodes: vec!["a".into(), "b".into()],
+            links: vec![],
+        })
+        .unwrap();
         assert!(g.route(0, 1).is_none());
     }
 }

@@ -50,7 +50,10 @@ impl fmt::Display for SimError {
             SimError::Config(m) => write!(f, "invalid scenario: {m}"),
             SimError::Trace(m) => write!(f, "trace error: {m}"),
             SimError::EventBudget { events, at } => {
-                write!(f, "event budget exhausted after {events} events at {at} (livelock?)")
+                write!(
+                    f,
+                    "event budget exhausted after {events} events at {at} (livelock?)"
+                )
             }
             SimError::Io(m) => write!(f, "I/O error: {m}"),
             SimError::Cancelled => write!(f, "cancelled"),
@@ -63,7 +66,10 @@ impl std::error::Error for SimError {}
 /// Runs a scenario to completion. `progress` is called every 65536 events; returning
 /// false cancels the run. Invariant violations do not make this fail: they are listed in
 /// `summary.invariants` and callers must refuse the result loudly.
-pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunOutput, SimError> {
+pub fn run(
+    scenario: &Scenario,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<RunOutput, SimError> {
     let mut w = World::build(scenario)?;
     w.run(progress)?;
     Ok(w.finish())
@@ -103,7 +109,12 @@ enum Reader {
     Unlimited,
     /// Rates per slot (a constant rate is one slot), read in ticks; `acc` carries the
     /// sub-byte remainder (in bit-nanoseconds) so long runs read exactly rate x time.
-    Paced { rates_bps: Vec<u64>, slot: Duration, tick: Duration, acc: u128 },
+    Paced {
+        rates_bps: Vec<u64>,
+        slot: Duration,
+        tick: Duration,
+        acc: u128,
+    },
 }
 
 struct FlowState {
@@ -171,13 +182,19 @@ fn node_addr(n: usize) -> [u8; 4] {
 impl World {
     fn build(scn: &Scenario) -> Result<World, SimError> {
         if scn.duration == Duration::ZERO {
-            return Err(SimError::Config("duration: must be greater than zero".into()));
+            return Err(SimError::Config(
+                "duration: must be greater than zero".into(),
+            ));
         }
         if scn.record.interval == Duration::ZERO {
-            return Err(SimError::Config("record.interval: must be greater than zero".into()));
+            return Err(SimError::Config(
+                "record.interval: must be greater than zero".into(),
+            ));
         }
         if scn.flows.is_empty() {
-            return Err(SimError::Config("flows: a scenario needs at least one flow".into()));
+            return Err(SimError::Config(
+                "flows: a scenario needs at least one flow".into(),
+            ));
         }
         let graph = Graph::from_spec(&scn.topology)?;
         let mut links = Vec::with_capacity(graph.links.len());
@@ -187,7 +204,10 @@ impl World {
             let loss = LossModel::from_spec(&l.spec.loss)
                 .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             if l.spec.queue.limit_packets == Some(0) || l.spec.queue.limit_bytes == Some(0) {
-                return Err(SimError::Config(format!("link '{}': queue limit must be at least 1", l.name)));
+                return Err(SimError::Config(format!(
+                    "link '{}': queue limit must be at least 1",
+                    l.name
+                )));
             }
             links.push(LinkState {
                 name: l.name.clone(),
@@ -217,7 +237,11 @@ impl World {
         for p in &scn.record.pcap {
             let li = graph.link(&p.link).ok_or_else(|| {
                 let names: Vec<_> = graph.links.iter().map(|l| l.name.as_str()).collect();
-                SimError::Config(format!("record.pcap: unknown link '{}' (links: {})", p.link, names.join(", ")))
+                SimError::Config(format!(
+                    "record.pcap: unknown link '{}' (links: {})",
+                    p.link,
+                    names.join(", ")
+                ))
             })?;
             let f = File::create(&p.path).map_err(|e| SimError::Io(format!("{}: {e}", p.path)))?;
             let w = PcapWriter::new(BufWriter::with_capacity(1 << 16, f), p.snaplen)
@@ -230,40 +254,84 @@ impl World {
         for (fi, f) in scn.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{fi}] ('{}').{k}", f.name);
             if scn.flows[..fi].iter().any(|g| g.name == f.name) {
-                return Err(SimError::Config(format!("{}: flow name used twice", at("name"))));
+                return Err(SimError::Config(format!(
+                    "{}: flow name used twice",
+                    at("name")
+                )));
             }
-            let src = graph
-                .node(&f.src)
-                .ok_or_else(|| SimError::Config(format!("{}: unknown node '{}' (nodes: {})", at("src"), f.src, graph.nodes.join(", "))))?;
-            let dst = graph
-                .node(&f.dst)
-                .ok_or_else(|| SimError::Config(format!("{}: unknown node '{}' (nodes: {})", at("dst"), f.dst, graph.nodes.join(", "))))?;
+            let src = graph.node(&f.src).ok_or_else(|| {
+                SimError::Config(format!(
+                    "{}: unknown node '{}' (nodes: {})",
+                    at("src"),
+                    f.src,
+                    graph.nodes.join(", ")
+                ))
+            })?;
+            let dst = graph.node(&f.dst).ok_or_else(|| {
+                SimError::Config(format!(
+                    "{}: unknown node '{}' (nodes: {})",
+                    at("dst"),
+                    f.dst,
+                    graph.nodes.join(", ")
+                ))
+            })?;
             if src == dst {
-                return Err(SimError::Config(format!("{}: source and destination are the same node", at("dst"))));
+                return Err(SimError::Config(format!(
+                    "{}: source and destination are the same node",
+                    at("dst")
+                )));
             }
-            let route_fwd = graph
-                .route(src, dst)
-                .ok_or_else(|| SimError::Config(format!("{}: no route from '{}' to '{}'", at("dst"), f.src, f.dst)))?;
-            let route_rev = graph
-                .route(dst, src)
-                .ok_or_else(|| SimError::Config(format!("{}: no route back from '{}' to '{}'", at("src"), f.dst, f.src)))?;
+            let route_fwd = graph.route(src, dst).ok_or_else(|| {
+                SimError::Config(format!(
+                    "{}: no route from '{}' to '{}'",
+                    at("dst"),
+                    f.src,
+                    f.dst
+                ))
+            })?;
+            let route_rev = graph.route(dst, src).ok_or_else(|| {
+                SimError::Config(format!(
+                    "{}: no route back from '{}' to '{}'",
+                    at("src"),
+                    f.dst,
+                    f.src
+                ))
+            })?;
             if f.bytes == Some(0) {
-                return Err(SimError::Config(format!("{}: must be at least 1 byte (omit it for unlimited)", at("bytes"))));
+                return Err(SimError::Config(format!(
+                    "{}: must be at least 1 byte (omit it for unlimited)",
+                    at("bytes")
+                )));
             }
             if let Some(stop) = f.stop {
                 if stop <= f.start {
-                    return Err(SimError::Config(format!("{}: must be after start", at("stop"))));
+                    return Err(SimError::Config(format!(
+                        "{}: must be after start",
+                        at("stop")
+                    )));
                 }
             }
             let reader = match &f.read {
                 ReadProfile::Unlimited => Reader::Unlimited,
                 ReadProfile::Constant { bps, tick } => {
                     if *tick == Duration::ZERO {
-                        return Err(SimError::Config(format!("{}: tick must be greater than zero", at("read"))));
+                        return Err(SimError::Config(format!(
+                            "{}: tick must be greater than zero",
+                            at("read")
+                        )));
                     }
-                    Reader::Paced { rates_bps: vec![*bps], slot: Duration::from_secs(1), tick: *tick, acc: 0 }
+                    Reader::Paced {
+                        rates_bps: vec![*bps],
+                        slot: Duration::from_secs(1),
+                        tick: *tick,
+                        acc: 0,
+                    }
                 }
-                ReadProfile::Pattern { rates_bps, slot, tick } => {
+                ReadProfile::Pattern {
+                    rates_bps,
+                    slot,
+                    tick,
+                } => {
                     if rates_bps.is_empty() || *slot == Duration::ZERO || *tick == Duration::ZERO {
                         return Err(SimError::Config(format!(
                             "{}: a pattern needs at least one rate and a non-zero slot and tick",
@@ -271,21 +339,38 @@ impl World {
                         )));
                     }
                     if rates_bps.iter().all(|&r| r == 0) {
-                        return Err(SimError::Config(format!("{}: every rate of the pattern is zero", at("read"))));
+                        return Err(SimError::Config(format!(
+                            "{}: every rate of the pattern is zero",
+                            at("read")
+                        )));
                     }
-                    Reader::Paced { rates_bps: rates_bps.clone(), slot: *slot, tick: *tick, acc: 0 }
+                    Reader::Paced {
+                        rates_bps: rates_bps.clone(),
+                        slot: *slot,
+                        tick: *tick,
+                        acc: 0,
+                    }
                 }
             };
             let rcfg = f.receiver_tcp.clone().unwrap_or_else(|| f.tcp.clone());
             for (side, cfg) in [("tcp", &f.tcp), ("receiver_tcp", &rcfg)] {
                 if cfg.mss < 64 || cfg.mss > 65_495 {
-                    return Err(SimError::Config(format!("{}.mss: must be between 64 and 65495 bytes", at(side))));
+                    return Err(SimError::Config(format!(
+                        "{}.mss: must be between 64 and 65495 bytes",
+                        at(side)
+                    )));
                 }
                 if cfg.rcv_buf_bytes == 0 || cfg.snd_buf_bytes == 0 {
-                    return Err(SimError::Config(format!("{}: buffers must be at least 1 byte", at(side))));
+                    return Err(SimError::Config(format!(
+                        "{}: buffers must be at least 1 byte",
+                        at(side)
+                    )));
                 }
                 if cfg.ts_granularity == Duration::ZERO {
-                    return Err(SimError::Config(format!("{}.ts_granularity: must be greater than zero", at(side))));
+                    return Err(SimError::Config(format!(
+                        "{}.ts_granularity: must be greater than zero",
+                        at(side)
+                    )));
                 }
             }
             let isn = [
@@ -296,8 +381,16 @@ impl World {
             let _ = &mut snd;
             let mut rcv = Endpoint::new(rcfg.clone(), isn[1]);
             rcv.listen();
-            eps.push(EpSlot { ep: snd, gen: 0, wake: Instant::MAX });
-            eps.push(EpSlot { ep: rcv, gen: 0, wake: Instant::MAX });
+            eps.push(EpSlot {
+                ep: snd,
+                gen: 0,
+                wake: Instant::MAX,
+            });
+            eps.push(EpSlot {
+                ep: rcv,
+                gen: 0,
+                wake: Instant::MAX,
+            });
             let exact = scn.record.exact_percentiles;
             flows.push(FlowState {
                 name: f.name.clone(),
@@ -338,7 +431,11 @@ impl World {
         };
         let mut ts = TimeSeries::default();
         if scn.record.timeseries {
-            ts.metrics = FLOW_METRICS.iter().chain(LINK_METRICS.iter()).map(|s| s.to_string()).collect();
+            ts.metrics = FLOW_METRICS
+                .iter()
+                .chain(LINK_METRICS.iter())
+                .map(|s| s.to_string())
+                .collect();
             ts.entities = flows
                 .iter()
                 .map(|f| ("flow".to_string(), f.name.clone()))
@@ -400,10 +497,17 @@ impl World {
             let (now, ev) = self.q.pop().expect("peeked");
             self.events += 1;
             if self.events > self.budget {
-                return Err(SimError::EventBudget { events: self.events, at: now });
+                return Err(SimError::EventBudget {
+                    events: self.events,
+                    at: now,
+                });
             }
             if self.events & 0xFFFF == 0
-                && !progress(Progress { sim_time: now, duration: Duration(self.end.as_nanos()), events: self.events })
+                && !progress(Progress {
+                    sim_time: now,
+                    duration: Duration(self.end.as_nanos()),
+                    events: self.events,
+                })
             {
                 return Err(SimError::Cancelled);
             }
@@ -442,12 +546,18 @@ impl World {
                 break;
             }
         }
-        let _ = progress(Progress { sim_time: self.finished_at, duration: Duration(self.end.as_nanos()), events: self.events });
+        let _ = progress(Progress {
+            sim_time: self.finished_at,
+            duration: Duration(self.end.as_nanos()),
+            events: self.events,
+        });
         Ok(())
     }
 
     fn all_finite_flows_done(&self) -> bool {
-        self.flows.iter().all(|f| f.completed_at.is_some() || (f.bytes.is_none() && f.stop.is_none()))
+        self.flows
+            .iter()
+            .all(|f| f.completed_at.is_some() || (f.bytes.is_none() && f.stop.is_none()))
     }
 
     fn on_flow_start(&mut self, now: Instant, f: usize) {
@@ -482,7 +592,9 @@ impl World {
     fn app_read(&mut self, now: Instant, f: usize, mut max: u64) -> u64 {
         let mut total = 0;
         while max > 0 {
-            let Some(c) = self.eps[2 * f + 1].ep.read(now, max) else { break };
+            let Some(c) = self.eps[2 * f + 1].ep.read(now, max) else {
+                break;
+            };
             let fl = &mut self.flows[f];
             if c.offset != fl.read {
                 let msg = format!(
@@ -499,7 +611,10 @@ impl World {
         if total > 0 {
             let fl = &mut self.flows[f];
             if fl.read > fl.written {
-                let msg = format!("flow '{}': application read {} bytes but only {} were written", fl.name, fl.read, fl.written);
+                let msg = format!(
+                    "flow '{}': application read {} bytes but only {} were written",
+                    fl.name, fl.read, fl.written
+                );
                 self.violation(msg);
             }
             let fl = &mut self.flows[f];
@@ -512,7 +627,15 @@ impl World {
 
     fn on_app_read_tick(&mut self, now: Instant, f: usize) {
         let since = now.saturating_since(self.flows[f].start);
-        let Reader::Paced { rates_bps, slot, tick, acc } = &mut self.flows[f].reader else { return };
+        let Reader::Paced {
+            rates_bps,
+            slot,
+            tick,
+            acc,
+        } = &mut self.flows[f].reader
+        else {
+            return;
+        };
         let tick = *tick;
         let idx = ((since.as_nanos() / slot.as_nanos()) % rates_bps.len() as u64) as usize;
         let rate = rates_bps[idx] as u128;
@@ -565,7 +688,11 @@ impl World {
                 seg,
             };
             self.next_packet_id += 1;
-            let first = if from_sender { self.flows[f].route_fwd[0] } else { self.flows[f].route_rev[0] };
+            let first = if from_sender {
+                self.flows[f].route_fwd[0]
+            } else {
+                self.flows[f].route_rev[0]
+            };
             self.link_enqueue(now, first as usize, pkt);
         }
         let slot = &mut self.eps[e];
@@ -573,7 +700,13 @@ impl World {
             if t < slot.wake {
                 slot.gen = slot.gen.wrapping_add(1);
                 slot.wake = t.max(now);
-                self.q.schedule(slot.wake, Event::EndpointTimer { ep: e as u32, gen: slot.gen });
+                self.q.schedule(
+                    slot.wake,
+                    Event::EndpointTimer {
+                        ep: e as u32,
+                        gen: slot.gen,
+                    },
+                );
             }
         }
     }
@@ -604,7 +737,10 @@ impl World {
 
     fn on_tx_done(&mut self, now: Instant, l: usize) {
         let link = &mut self.links[l];
-        let p = link.in_tx.take().expect("LinkTxDone without a packet in the serialiser");
+        let p = link
+            .in_tx
+            .take()
+            .expect("LinkTxDone without a packet in the serialiser");
         link.tx_pkts += 1;
         link.tx_bytes += (p.ip_len + link.header_bytes) as u64;
         if let Some(w) = link.pcap.as_mut() {
@@ -615,7 +751,9 @@ impl World {
                 (fl.dst, fl.src, 5001, 10_000 + p.flow as u16, fl.isn[1])
             };
             let off = p.seg.seq.0.wrapping_sub(isn.0.wrapping_add(1)) as u64;
-            if let Err(e) = w.write_segment(now, (node_addr(sn), sp), (node_addr(dn), dp), &p.seg, off) {
+            if let Err(e) =
+                w.write_segment(now, (node_addr(sn), sp), (node_addr(dn), dp), &p.seg, off)
+            {
                 let msg = format!("pcap of link '{}': {e}", link.name);
                 link.pcap = None;
                 self.violation(msg);
@@ -636,7 +774,10 @@ impl World {
 
     fn on_link_arrive(&mut self, now: Instant, l: usize) {
         let link = &mut self.links[l];
-        let (at, mut p) = link.delay_line.pop_front().expect("LinkArrive with an empty delay line");
+        let (at, mut p) = link
+            .delay_line
+            .pop_front()
+            .expect("LinkArrive with an empty delay line");
         debug_assert_eq!(at, now);
         link.delivered += 1;
         if let Some(&(next, _)) = link.delay_line.front() {
@@ -644,7 +785,11 @@ impl World {
         }
         let f = p.flow as usize;
         p.hop += 1;
-        let route = if p.from_sender { &self.flows[f].route_fwd } else { &self.flows[f].route_rev };
+        let route = if p.from_sender {
+            &self.flows[f].route_fwd
+        } else {
+            &self.flows[f].route_rev
+        };
         if (p.hop as usize) < route.len() {
             let next = route[p.hop as usize] as usize;
             self.link_enqueue(now, next, p);
@@ -718,7 +863,8 @@ impl World {
         let mut dropped = 0u64;
         let mut msgs = Vec::new();
         for l in &self.links {
-            let inside = l.queue.len_packets() as u64 + l.in_tx.is_some() as u64 + l.delay_line.len() as u64;
+            let inside =
+                l.queue.len_packets() as u64 + l.in_tx.is_some() as u64 + l.delay_line.len() as u64;
             in_network += inside;
             dropped += l.dropped_queue + l.dropped_loss;
             if l.arrived != l.dropped_queue + l.dropped_loss + l.delivered + inside {
@@ -729,7 +875,10 @@ impl World {
             }
             let cap = l.rate.capacity_bytes(Instant::ZERO, end);
             if l.tx_bytes > cap {
-                msgs.push(format!("link '{}': sent {} bytes but its capacity over the run is {} bytes", l.name, l.tx_bytes, cap));
+                msgs.push(format!(
+                    "link '{}': sent {} bytes but its capacity over the run is {} bytes",
+                    l.name, l.tx_bytes, cap
+                ));
             }
         }
         // Packets are conserved over the whole network: every packet an endpoint emitted was
@@ -752,7 +901,10 @@ impl World {
             }
             if let Some(b) = fl.bytes {
                 if fl.completed_at.is_some() && fl.read != b {
-                    msgs.push(format!("flow '{}': completed with {} bytes read of {} written", fl.name, fl.read, b));
+                    msgs.push(format!(
+                        "flow '{}': completed with {} bytes read of {} written",
+                        fl.name, fl.read, b
+                    ));
                 }
             }
             // Goodput can never exceed what the slowest link of the path could carry while
@@ -793,10 +945,18 @@ impl World {
             let rcv = self.eps[2 * f + 1].ep.stats();
             let until = fl.completed_at.unwrap_or(end);
             let active = until.saturating_since(fl.start).as_secs_f64();
-            let goodput = if active > 0.0 { fl.read as f64 * 8.0 / active * 1e-6 } else { 0.0 };
+            let goodput = if active > 0.0 {
+                fl.read as f64 * 8.0 / active * 1e-6
+            } else {
+                0.0
+            };
             cdfs.push((
                 fl.name.clone(),
-                fl.owd.cdf().into_iter().map(|(v, c)| (v as f64 * 1e-6, c)).collect::<Vec<_>>(),
+                fl.owd
+                    .cdf()
+                    .into_iter()
+                    .map(|(v, c)| (v as f64 * 1e-6, c))
+                    .collect::<Vec<_>>(),
             ));
             flows.push(FlowSummary {
                 id: f as u32,
@@ -828,11 +988,18 @@ impl World {
                     name: l.name.clone(),
                     from: self.nodes[l.from].clone(),
                     to: self.nodes[l.to].clone(),
-                    utilization: if cap > 0 { l.tx_bytes as f64 / cap as f64 } else { 0.0 },
+                    utilization: if cap > 0 {
+                        l.tx_bytes as f64 / cap as f64
+                    } else {
+                        0.0
+                    },
                     capacity_mbps: l.rate.mean_rate_bps() * 1e-6,
                     tx_packets: l.tx_pkts,
                     tx_bytes: l.tx_bytes,
-                    drops: Drops { queue: l.dropped_queue, loss: l.dropped_loss },
+                    drops: Drops {
+                        queue: l.dropped_queue,
+                        loss: l.dropped_loss,
+                    },
                     max_queue_packets: l.max_queue_pkts,
                     max_queue_bytes: l.max_queue_bytes,
                 }
@@ -847,12 +1014,19 @@ impl World {
             duration_s: end.as_secs_f64(),
             events: self.events,
             wall_s: 0.0,
-            invariants: Invariants { ok: self.violations.is_empty(), violations: self.violations.clone() },
+            invariants: Invariants {
+                ok: self.violations.is_empty(),
+                violations: self.violations.clone(),
+            },
             flows,
             links,
             jain_fairness: jain(&g),
         };
-        RunOutput { summary, timeseries: self.ts, owd_cdf_ms: cdfs }
+        RunOutput {
+            summary,
+            timeseries: self.ts,
+            owd_cdf_ms: cdfs,
+        }
     }
 }
 

@@ -14,16 +14,32 @@ use tcplab_sim::SimError;
 fn one_flow_fills_a_bdp_buffered_link() {
     for cc in [CcKind::NewReno, CcKind::Cubic] {
         // BDP = 10 Mbit/s x 40 ms = 50 kB = 34 packets of 1500 B.
-        let mut s = p2p("bdp", fixed(10_000_000, 20, 34), fixed(10_000_000, 20, 1000), 60);
+        let mut s = p2p(
+            "bdp",
+            fixed(10_000_000, 20, 34),
+            fixed(10_000_000, 20, 1000),
+            60,
+        );
         s.flows[0].tcp.cc = cc;
         let out = run_ok(&s);
         let down = &out.summary.links[0];
         assert_eq!(down.name, "downlink");
-        assert!(down.utilization >= 0.95, "{cc:?}: downlink utilisation {:.3}", down.utilization);
+        assert!(
+            down.utilization >= 0.95,
+            "{cc:?}: downlink utilisation {:.3}",
+            down.utilization
+        );
         assert!(down.utilization <= 1.0);
         let f = &out.summary.flows[0];
-        assert!(f.goodput_mbps > 9.0 && f.goodput_mbps < 10.0, "{cc:?}: goodput {}", f.goodput_mbps);
-        assert!(down.drops.queue > 0, "{cc:?}: a BDP buffer must overflow now and then");
+        assert!(
+            f.goodput_mbps > 9.0 && f.goodput_mbps < 10.0,
+            "{cc:?}: goodput {}",
+            f.goodput_mbps
+        );
+        assert!(
+            down.drops.queue > 0,
+            "{cc:?}: a BDP buffer must overflow now and then"
+        );
     }
 }
 
@@ -45,24 +61,43 @@ fn newreno_follows_the_square_root_law_under_random_loss() {
         let rtt = 0.040;
         let model = 1448.0 * 8.0 / rtt * (3.0 / (2.0 * p)).sqrt() * 1e-6;
         let ratio = f.goodput_mbps / model;
-        eprintln!("p={p}: goodput {:.2} Mbit/s, model {:.2}, ratio {:.2}", f.goodput_mbps, model, ratio);
-        assert!((0.7..=1.3).contains(&ratio), "p={p}: goodput {:.3} vs model {:.3}", f.goodput_mbps, model);
+        eprintln!(
+            "p={p}: goodput {:.2} Mbit/s, model {:.2}, ratio {:.2}",
+            f.goodput_mbps, model, ratio
+        );
+        assert!(
+            (0.7..=1.3).contains(&ratio),
+            "p={p}: goodput {:.3} vs model {:.3}",
+            f.goodput_mbps,
+            model
+        );
     }
 }
 
 #[test]
 fn same_seed_same_bytes_other_seed_other_losses() {
     let mut down = fixed(20_000_000, 10, 50);
-    down.loss = LossSpec::GilbertElliott { p_good_to_bad: 0.01, p_bad_to_good: 0.3, loss_good: 0.001, loss_bad: 0.3 };
+    down.loss = LossSpec::GilbertElliott {
+        p_good_to_bad: 0.01,
+        p_bad_to_good: 0.3,
+        loss_good: 0.001,
+        loss_bad: 0.3,
+    };
     let mut s = p2p("det", down, fixed(20_000_000, 10, 50), 10);
     s.flows[0].tcp.cc = CcKind::Cubic;
     let a = serde_json::to_string(&run_ok(&s)).unwrap();
     let b = serde_json::to_string(&run_ok(&s)).unwrap();
-    assert_eq!(a, b, "same scenario and seed must give byte-identical output");
+    assert_eq!(
+        a, b,
+        "same scenario and seed must give byte-identical output"
+    );
     s.seed = 2;
     let c = run_ok(&s);
     let a: tcplab_sim::RunOutput = serde_json::from_str(&a).unwrap();
-    assert_ne!(a.summary.links[0].drops, c.summary.links[0].drops, "another seed must change the loss pattern");
+    assert_ne!(
+        a.summary.links[0].drops, c.summary.links[0].drops,
+        "another seed must change the loss pattern"
+    );
 }
 
 /// Finite transfers complete and deliver every byte once, in order, whatever the loss.
@@ -79,10 +114,17 @@ fn finite_transfers_complete_under_loss_in_both_directions() {
             s.stop_when_done = true;
             s.flows[0].bytes = Some(300_000 + seed * 7919);
             s.flows[0].tcp.sack = sack;
-            s.flows[0].tcp.cc = if seed % 2 == 0 { CcKind::NewReno } else { CcKind::Cubic };
+            s.flows[0].tcp.cc = if seed % 2 == 0 {
+                CcKind::NewReno
+            } else {
+                CcKind::Cubic
+            };
             let out = run_ok(&s);
             let f = &out.summary.flows[0];
-            assert!(f.completion_s.is_some(), "seed {seed} sack {sack}: transfer did not complete");
+            assert!(
+                f.completion_s.is_some(),
+                "seed {seed} sack {sack}: transfer did not complete"
+            );
             assert_eq!(f.bytes_delivered, 300_000 + seed * 7919);
         }
     }
@@ -92,7 +134,12 @@ fn finite_transfers_complete_under_loss_in_both_directions() {
 /// sender probes, and goodput equals the read rate.
 #[test]
 fn slow_reader_causes_zero_windows_and_paces_the_flow() {
-    let mut s = p2p("slow-reader", fixed(10_000_000, 20, 100), fixed(10_000_000, 20, 100), 30);
+    let mut s = p2p(
+        "slow-reader",
+        fixed(10_000_000, 20, 100),
+        fixed(10_000_000, 20, 100),
+        30,
+    );
     s.flows[0].tcp.rcv_buf_bytes = 64 * 1024;
     s.flows[0].read = ReadProfile::Pattern {
         rates_bps: vec![0, 4_000_000, 4_000_000],
@@ -103,13 +150,22 @@ fn slow_reader_causes_zero_windows_and_paces_the_flow() {
     let f = &out.summary.flows[0];
     assert!(f.zero_window_events > 0, "expected zero windows: {f:?}");
     // Mean read rate is 2/3 x 4 Mbit/s; the first slot reads nothing.
-    assert!(f.goodput_mbps > 2.2 && f.goodput_mbps <= 2.67, "goodput {}", f.goodput_mbps);
+    assert!(
+        f.goodput_mbps > 2.2 && f.goodput_mbps <= 2.67,
+        "goodput {}",
+        f.goodput_mbps
+    );
 }
 
 /// The cellular papers' asymmetric path: a download's ACKs queue behind an upload.
 #[test]
 fn upload_and_download_share_the_path() {
-    let mut s = p2p("bidir", fixed(10_000_000, 25, 200), fixed(1_000_000, 25, 200), 60);
+    let mut s = p2p(
+        "bidir",
+        fixed(10_000_000, 25, 200),
+        fixed(1_000_000, 25, 200),
+        60,
+    );
     s.flows.push(flow("upload", "client", "server"));
     let out = run_ok(&s);
     let (d, u) = (&out.summary.flows[0], &out.summary.flows[1]);
@@ -118,7 +174,11 @@ fn upload_and_download_share_the_path() {
     assert!(u.goodput_mbps > 0.6, "upload {}", u.goodput_mbps);
     // ACKs stuck behind a 200-packet upload queue slow the download down (thesis ch. 5).
     assert!(d.goodput_mbps < 9.0, "download {}", d.goodput_mbps);
-    assert!(d.rtt_ms.p50 > 500.0, "download RTT should include the uplink queue: {:?}", d.rtt_ms);
+    assert!(
+        d.rtt_ms.p50 > 500.0,
+        "download RTT should include the uplink queue: {:?}",
+        d.rtt_ms
+    );
 }
 
 #[test]
@@ -148,19 +208,30 @@ fn dumbbell_flows_share_fairly() {
     let out = run_ok(&s);
     let total: f64 = out.summary.flows.iter().map(|f| f.goodput_mbps).sum();
     assert!(total > 18.5 && total < 20.0, "aggregate {total}");
-    assert!(out.summary.jain_fairness > 0.9, "Jain {}", out.summary.jain_fairness);
+    assert!(
+        out.summary.jain_fairness > 0.9,
+        "Jain {}",
+        out.summary.jain_fairness
+    );
 }
 
 #[test]
 fn schedule_link_carries_its_mean_rate() {
     let mut down = fixed(0, 265, 200);
-    down.rate = RateSpec::Schedule { rates_bps: vec![3_000_000, 15_000_000, 15_000_000], slot: Duration::from_millis(530) };
+    down.rate = RateSpec::Schedule {
+        rates_bps: vec![3_000_000, 15_000_000, 15_000_000],
+        slot: Duration::from_millis(530),
+    };
     let mut s = p2p("schedule", down, fixed(15_000_000, 265, 200), 120);
     s.flows[0].tcp.rcv_buf_bytes = 8 << 20;
     s.flows[0].tcp.snd_buf_bytes = 8 << 20;
     let out = run_ok(&s);
     let l = &out.summary.links[0];
-    assert!((l.capacity_mbps - 11.0).abs() < 1e-9, "mean schedule rate {}", l.capacity_mbps);
+    assert!(
+        (l.capacity_mbps - 11.0).abs() < 1e-9,
+        "mean schedule rate {}",
+        l.capacity_mbps
+    );
     assert!(l.utilization > 0.8, "utilisation {}", l.utilization);
 }
 
@@ -171,19 +242,40 @@ fn trace_link_runs_a_real_cellular_trace() {
         return;
     };
     let trace = |f: &str| LinkSpec {
-        rate: RateSpec::Trace { path: dir.join(f).to_string_lossy().into_owned(), opportunity_bytes: 1500 },
+        rate: RateSpec::Trace {
+            path: dir.join(f).to_string_lossy().into_owned(),
+            opportunity_bytes: 1500,
+        },
         delay: Duration::from_millis(20),
-        queue: QueueSpec { discipline: Discipline::DropTail, limit_packets: Some(500), limit_bytes: None },
+        queue: QueueSpec {
+            discipline: Discipline::DropTail,
+            limit_packets: Some(500),
+            limit_bytes: None,
+        },
         loss: LossSpec::None,
         header_bytes: 0,
     };
-    let mut s = p2p("trace", trace("Verizon-LTE-short.down"), trace("Verizon-LTE-short.up"), 60);
+    let mut s = p2p(
+        "trace",
+        trace("Verizon-LTE-short.down"),
+        trace("Verizon-LTE-short.up"),
+        60,
+    );
     s.flows[0].tcp.cc = CcKind::Cubic;
     let out = run_ok(&s);
     let l = &out.summary.links[0];
     let f = &out.summary.flows[0];
-    assert!(l.utilization > 0.5 && l.utilization <= 1.0, "utilisation {}", l.utilization);
-    assert!(f.goodput_mbps < l.capacity_mbps, "goodput {} capacity {}", f.goodput_mbps, l.capacity_mbps);
+    assert!(
+        l.utilization > 0.5 && l.utilization <= 1.0,
+        "utilisation {}",
+        l.utilization
+    );
+    assert!(
+        f.goodput_mbps < l.capacity_mbps,
+        "goodput {} capacity {}",
+        f.goodput_mbps,
+        l.capacity_mbps
+    );
     // A bufferbloated cellular link: CUBIC fills the 500-packet queue.
     assert!(f.owd_ms.p95 > 100.0, "{:?}", f.owd_ms);
 }
@@ -200,17 +292,30 @@ fn drophead_queue_drops_old_packets() {
 
 #[test]
 fn an_exhausted_event_budget_is_an_error() {
-    let mut s = p2p("budget", fixed(10_000_000, 20, 100), fixed(10_000_000, 20, 100), 10);
+    let mut s = p2p(
+        "budget",
+        fixed(10_000_000, 20, 100),
+        fixed(10_000_000, 20, 100),
+        10,
+    );
     s.event_budget = Some(1000);
     match tcplab_sim::run(&s, &mut |_| true) {
         Err(SimError::EventBudget { events, .. }) => assert_eq!(events, 1001),
-        other => panic!("expected an event-budget error, got {:?}", other.map(|o| o.summary.events)),
+        other => panic!(
+            "expected an event-budget error, got {:?}",
+            other.map(|o| o.summary.events)
+        ),
     }
 }
 
 #[test]
 fn bad_scenarios_are_config_errors() {
-    let mut s = p2p("bad", fixed(10_000_000, 20, 100), fixed(10_000_000, 20, 100), 10);
+    let mut s = p2p(
+        "bad",
+        fixed(10_000_000, 20, 100),
+        fixed(10_000_000, 20, 100),
+        10,
+    );
     s.flows[0].dst = "nowhere".into();
     let e = tcplab_sim::run(&s, &mut |_| true).err().expect("must fail");
     assert_eq!(
@@ -221,7 +326,12 @@ fn bad_scenarios_are_config_errors() {
 
 #[test]
 fn timeseries_has_every_flow_and_link_metric() {
-    let s = p2p("ts", fixed(10_000_000, 20, 100), fixed(10_000_000, 20, 100), 5);
+    let s = p2p(
+        "ts",
+        fixed(10_000_000, 20, 100),
+        fixed(10_000_000, 20, 100),
+        5,
+    );
     let out = run_ok(&s);
     let ts = &out.timeseries;
     assert_eq!(ts.entities.len(), 3);

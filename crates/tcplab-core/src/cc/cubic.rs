@@ -10,7 +10,9 @@ pub struct Cubic {
 
 impl Cubic {
     pub fn new(_mss: u32, initial_cwnd_bytes: u64) -> Self {
-        Cubic { cwnd: initial_cwnd_bytes }
+        Cubic {
+            cwnd: initial_cwnd_bytes,
+        }
     }
 }
 
@@ -19,7 +21,14 @@ impl CongestionControl for Cubic {
         "cubic"
     }
     fn on_ack(&mut self, _now: Instant, _ack: &AckSample, _rtt: &RttEstimator) {}
-    fn on_congestion_event(&mut self, _now: Instant, _e: CongestionEvent, _f: u64, _rtt: &RttEstimator) {}
+    fn on_congestion_event(
+        &mut self,
+        _now: Instant,
+        _e: CongestionEvent,
+        _f: u64,
+        _rtt: &RttEstimator,
+    ) {
+    }
     fn congestion_window(&self) -> u64 {
         self.cwnd
     }

@@ -51,7 +51,13 @@ pub trait CongestionControl {
     fn on_ack(&mut self, now: Instant, ack: &AckSample, rtt: &RttEstimator);
     /// A congestion signal. `in_flight` is the sender's estimate at the time (RFC 5681
     /// FlightSize for ssthresh).
-    fn on_congestion_event(&mut self, now: Instant, event: CongestionEvent, in_flight: u64, rtt: &RttEstimator);
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        event: CongestionEvent,
+        in_flight: u64,
+        rtt: &RttEstimator,
+    );
     /// Fast recovery ended (the recovery point was acknowledged).
     fn on_recovery_exit(&mut self, _now: Instant) {}
     /// The window in bytes.
@@ -109,7 +115,13 @@ impl CongestionControl for Cc {
     fn on_ack(&mut self, now: Instant, ack: &AckSample, rtt: &RttEstimator) {
         dispatch!(self, c => c.on_ack(now, ack, rtt))
     }
-    fn on_congestion_event(&mut self, now: Instant, event: CongestionEvent, in_flight: u64, rtt: &RttEstimator) {
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        event: CongestionEvent,
+        in_flight: u64,
+        rtt: &RttEstimator,
+    ) {
         dispatch!(self, c => c.on_congestion_event(now, event, in_flight, rtt))
     }
     fn on_recovery_exit(&mut self, now: Instant) {

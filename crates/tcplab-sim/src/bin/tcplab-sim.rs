@@ -18,7 +18,9 @@ fn usage() -> ExitCode {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(path) = args.first() else { return usage() };
+    let Some(path) = args.first() else {
+        return usage();
+    };
     let mut seed = None;
     let mut repeat = 1;
     let mut timeseries = true;
@@ -79,7 +81,10 @@ fn main() -> ExitCode {
         v["data_pkts_per_wall_s"] = serde_json::json!(pkts as f64 / wall);
         println!("{v}");
         if !summary.invariants.ok {
-            eprintln!("{path}: INVARIANTS VIOLATED: {:?}", summary.invariants.violations);
+            eprintln!(
+                "{path}: INVARIANTS VIOLATED: {:?}",
+                summary.invariants.violations
+            );
             return ExitCode::from(3);
         }
     }

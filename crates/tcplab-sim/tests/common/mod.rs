@@ -9,7 +9,11 @@ pub fn fixed(bps: u64, delay_ms: u64, queue_pkts: u64) -> LinkSpec {
     LinkSpec {
         rate: RateSpec::Fixed { bps },
         delay: Duration::from_millis(delay_ms),
-        queue: QueueSpec { discipline: Discipline::DropTail, limit_packets: Some(queue_pkts), limit_bytes: None },
+        queue: QueueSpec {
+            discipline: Discipline::DropTail,
+            limit_packets: Some(queue_pkts),
+            limit_bytes: None,
+        },
         loss: LossSpec::None,
         header_bytes: 0,
     }
@@ -37,7 +41,10 @@ pub fn p2p(name: &str, down: LinkSpec, up: LinkSpec, secs: u64) -> Scenario {
         duration: Duration::from_secs(secs),
         event_budget: None,
         record: RecordSpec::default(),
-        topology: TopologySpec::PointToPoint { downlink: down, uplink: up },
+        topology: TopologySpec::PointToPoint {
+            downlink: down,
+            uplink: up,
+        },
         flows: vec![flow("download", "server", "client")],
         stop_when_done: false,
     }
@@ -45,12 +52,17 @@ pub fn p2p(name: &str, down: LinkSpec, up: LinkSpec, secs: u64) -> Scenario {
 
 pub fn run_ok(s: &Scenario) -> tcplab_sim::RunOutput {
     let out = tcplab_sim::run(s, &mut |_| true).expect("run failed");
-    assert!(out.summary.invariants.ok, "invariants violated: {:#?}", out.summary.invariants.violations);
+    assert!(
+        out.summary.invariants.ok,
+        "invariants violated: {:#?}",
+        out.summary.invariants.violations
+    );
     out
 }
 
 /// The Cellular traces shipped beside the repository (../shared/traces/cellular).
 pub fn trace_dir() -> Option<std::path::PathBuf> {
-    let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/cellular");
+    let d =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/cellular");
     d.is_dir().then_some(d)
 }
