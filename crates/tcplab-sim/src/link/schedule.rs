@@ -20,6 +20,11 @@ pub struct Schedule {
     period_units: u128,
     /// `prefix[i]`: units carried by slots `0..i` of a period (len + 1 entries).
     prefix: Vec<u128>,
+    /// The slot the last packet finished in, `[cur_start, cur_end)` with index `cur_i`:
+    /// back-to-back calls land in it and skip the divisions that locate a slot.
+    cur_i: usize,
+    cur_start: u64,
+    cur_end: u64,
 }
 
 impl Schedule {
@@ -58,6 +63,9 @@ impl Schedule {
             period_ns,
             period_units: acc,
             prefix,
+            cur_i: 0,
+            cur_start: 0,
+            cur_end: slot_ns,
         })
     }
 
@@ -79,16 +87,30 @@ impl Schedule {
             return start;
         }
         let n = self.rates_bps.len();
-        let mut i = ((t0 % self.period_ns) / self.slot_ns) as usize;
+        let (mut i, mut slot_end) = if self.cur_start <= t0 && t0 < self.cur_end {
+            (self.cur_i, self.cur_end as u128)
+        } else {
+            let i = ((t0 % self.period_ns) / self.slot_ns) as usize;
+            (i, (t0 - t0 % self.slot_ns) as u128 + self.slot_ns as u128)
+        };
         let mut t = t0 as u128;
-        let mut slot_end = (t0 - t0 % self.slot_ns) as u128 + self.slot_ns as u128;
         let mut skipped = false;
         loop {
             let r = self.rates_bps[i] as u128;
             let avail = (slot_end - t) * r;
             if need <= avail {
                 // need > 0 and avail >= need imply r > 0; the result is <= slot_end.
-                return Instant::from_nanos(sat_u64(t + need.div_ceil(r)));
+                // Packet-sized work fits a u64, whose division is much cheaper.
+                let dt = match u64::try_from(need) {
+                    Ok(nd) => nd.div_ceil(r as u64) as u128,
+                    Err(_) => need.div_ceil(r),
+                };
+                if slot_end <= u64::MAX as u128 {
+                    self.cur_i = i;
+                    self.cur_end = slot_end as u64;
+                    self.cur_start = self.cur_end - self.slot_ns;
+                }
+                return Instant::from_nanos(sat_u64(t + dt));
             }
             need -= avail;
             t = slot_end;
@@ -251,5 +273,22 @@ mod tests {
         }
         let cap = s.capacity_bytes(Instant::ZERO, end);
         assert!(sent <= cap && cap - sent < 1500, "sent {sent} cap {cap}");
+    }
+
+    #[test]
+    fn the_slot_cache_never_changes_a_result() {
+        let fresh = sched(&[3_000_000, 15_000_000, 0, 15_000_000], 7);
+        let mut s = fresh.clone();
+        let mut rng = tcplab_core::Rng::from_seed(4);
+        let mut t = Instant::ZERO;
+        for _ in 0..20_000 {
+            t = t.saturating_add(Duration::from_nanos(rng.below(3) * rng.below(4 * MS)));
+            let bytes = [40, 1500, 60_000][rng.below(3) as usize];
+            let d = s.departure_time(t, bytes);
+            assert_eq!(d, fresh.clone().departure_time(t, bytes), "at {t}");
+            if rng.below(2) == 0 {
+                t = d; // back to back
+            }
+        }
     }
 }
