@@ -1,1 +1,11 @@
-//! SKELETON: link models (see helper task).
+//! Link serialisation models: how long a packet occupies a link of fixed, scheduled
+//! (piecewise-constant) or trace-driven (Mahimahi) capacity. Propagation delay, queueing
+//! and loss are layered on top by the simulation loop.
+
+pub mod rate;
+pub mod schedule;
+pub mod trace;
+
+pub use rate::RateModel;
+pub use schedule::Schedule;
+pub use trace::{trace_info, MahimahiTrace, TraceInfo, TraceRate};

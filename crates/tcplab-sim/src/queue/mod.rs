@@ -1,1 +1,336 @@
-//! SKELETON: queue disciplines.
+//! Queue disciplines in front of a link's serialiser (DESIGN.md "Network elements are
+//! sans-IO"): drop-tail (ns-2/ns-3 `DropTailQueue`) and drop-head (drop-from-front).
+//!
+//! Both keep packets in a `VecDeque` reserved up front, so the per-packet path never
+//! allocates once the queue has reached its working size, and both keep counters from
+//! which packet and byte conservation can be checked at any time:
+//! `arrived = dequeued + dropped + backlog` (see [`QueueCounters::check`]).
+
+mod drophead;
+mod droptail;
+
+pub use drophead::DropHead;
+pub use droptail::DropTail;
+
+use crate::config::{Discipline, QueueSpec};
+use crate::packet::Packet;
+use std::collections::VecDeque;
+use tcplab_core::Instant;
+
+/// The outcome of one `enqueue`.
+#[derive(Debug)]
+pub enum Verdict {
+    /// The arriving packet was queued and nothing was dropped.
+    Queued,
+    /// One packet was dropped. For drop-tail it is the arrival; for drop-head the arrival
+    /// was queued and this is the old head (or the arrival itself if it alone exceeds the
+    /// byte limit). When a byte limit forces drop-head to discard several heads, the
+    /// further ones are returned by [`QueueDiscipline::take_dropped`].
+    Dropped(Packet),
+}
+
+/// A queue discipline. Time is an argument: a discipline knows no time beyond `now`.
+pub trait QueueDiscipline {
+    fn enqueue(&mut self, now: Instant, pkt: Packet) -> Verdict;
+    fn dequeue(&mut self, now: Instant) -> Option<Packet>;
+    fn len_packets(&self) -> usize;
+    /// Backlog in wire bytes (`ip_len + header_bytes` of every queued packet).
+    fn len_bytes(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len_packets() == 0
+    }
+    fn counters(&self) -> QueueCounters;
+    /// Further packets dropped by the last `enqueue` beyond the one its `Verdict` carried
+    /// (only drop-head under a byte limit with mixed packet sizes). Call until `None`
+    /// after every `Verdict::Dropped` to account for every drop per flow.
+    fn take_dropped(&mut self) -> Option<Packet> {
+        None
+    }
+}
+
+/// Cumulative counts since the queue was created. Bytes are wire bytes.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct QueueCounters {
+    /// Every packet offered to `enqueue`, whether it was kept or not.
+    pub arrived_pkts: u64,
+    pub arrived_bytes: u64,
+    pub dequeued_pkts: u64,
+    pub dequeued_bytes: u64,
+    /// Every packet discarded by the discipline (arrivals and, for drop-head, old heads).
+    pub dropped_pkts: u64,
+    pub dropped_bytes: u64,
+}
+
+impl QueueCounters {
+    /// Conservation: everything that arrived was dequeued, dropped, or is still queued.
+    pub fn check(&self, backlog_pkts: usize, backlog_bytes: u64) -> Result<(), String> {
+        let pkts = self.dequeued_pkts + self.dropped_pkts + backlog_pkts as u64;
+        let bytes = self.dequeued_bytes + self.dropped_bytes + backlog_bytes;
+        if pkts != self.arrived_pkts || bytes != self.arrived_bytes {
+            return Err(format!(
+                "queue not conserved: arrived {} pkts / {} B, dequeued+dropped+queued {} pkts / {} B",
+                self.arrived_pkts, self.arrived_bytes, pkts, bytes
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Storage and bookkeeping shared by the FIFO disciplines.
+#[derive(Clone, Debug)]
+pub(crate) struct Fifo {
+    pkts: VecDeque<Packet>,
+    bytes: u64,
+    header_bytes: u32,
+    /// `u64::MAX` when unlimited: one comparison instead of an `Option` match per packet.
+    limit_pkts: u64,
+    limit_bytes: u64,
+    counters: QueueCounters,
+}
+
+/// Reserve no more than this many slots up front for huge or unlimited queues; a queue
+/// that really grows past it reallocates a few times and then stays put.
+const MAX_RESERVE: usize = 65_536;
+/// Smallest wire size a TCP/IP packet can have; bounds a byte-limited queue's length.
+const MIN_PACKET_BYTES: u64 = 40;
+
+impl Fifo {
+    pub(crate) fn new(spec: &QueueSpec, header_bytes: u32) -> Fifo {
+        let limit_pkts = spec.limit_packets.unwrap_or(u64::MAX);
+        let limit_bytes = spec.limit_bytes.unwrap_or(u64::MAX);
+        let by_bytes = limit_bytes / (MIN_PACKET_BYTES + header_bytes as u64) + 1;
+        let reserve = match (spec.limit_packets, spec.limit_bytes) {
+            (None, None) => 1024,
+            _ => limit_pkts.min(by_bytes).min(MAX_RESERVE as u64) as usize,
+        };
+        Fifo {
+            pkts: VecDeque::with_capacity(reserve),
+            bytes: 0,
+            header_bytes,
+            limit_pkts,
+            limit_bytes,
+            counters: QueueCounters::default(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn wire(&self, pkt: &Packet) -> u64 {
+        pkt.ip_len as u64 + self.header_bytes as u64
+    }
+
+    /// Would `wire` more bytes (one more packet) fit within both limits?
+    #[inline]
+    pub(crate) fn fits(&self, wire: u64) -> bool {
+        (self.pkts.len() as u64) < self.limit_pkts && self.bytes + wire <= self.limit_bytes
+    }
+
+    #[inline]
+    pub(crate) fn limit_bytes(&self) -> u64 {
+        self.limit_bytes
+    }
+
+    #[inline]
+    pub(crate) fn limit_pkts(&self) -> u64 {
+        self.limit_pkts
+    }
+
+    #[inline]
+    pub(crate) fn note_arrival(&mut self, wire: u64) {
+        self.counters.arrived_pkts += 1;
+        self.counters.arrived_bytes += wire;
+    }
+
+    #[inline]
+    pub(crate) fn note_drop(&mut self, wire: u64) {
+        self.counters.dropped_pkts += 1;
+        self.counters.dropped_bytes += wire;
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, pkt: Packet, wire: u64) {
+        self.bytes += wire;
+        self.pkts.push_back(pkt);
+    }
+
+    /// Removes the head without counting it as dequeued (the caller counts it).
+    #[inline]
+    pub(crate) fn pop_front_raw(&mut self) -> Option<(Packet, u64)> {
+        let p = self.pkts.pop_front()?;
+        let w = self.wire(&p);
+        self.bytes -= w;
+        Some((p, w))
+    }
+
+    #[inline]
+    pub(crate) fn dequeue(&mut self) -> Option<Packet> {
+        let (p, w) = self.pop_front_raw()?;
+        self.counters.dequeued_pkts += 1;
+        self.counters.dequeued_bytes += w;
+        Some(p)
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.pkts.len()
+    }
+
+    #[inline]
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    #[inline]
+    pub(crate) fn counters(&self) -> QueueCounters {
+        self.counters
+    }
+
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.pkts.capacity()
+    }
+}
+
+/// The disciplines a link can use, dispatched statically (no `dyn` on the per-packet path).
+#[derive(Clone, Debug)]
+pub enum Queue {
+    DropTail(DropTail),
+    DropHead(DropHead),
+}
+
+impl Queue {
+    pub fn new(spec: &QueueSpec, header_bytes: u32) -> Queue {
+        match spec.discipline {
+            Discipline::DropTail => Queue::DropTail(DropTail::new(spec, header_bytes)),
+            Discipline::DropHead => Queue::DropHead(DropHead::new(spec, header_bytes)),
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            Queue::DropTail($q) => $e,
+            Queue::DropHead($q) => $e,
+        }
+    };
+}
+
+impl QueueDiscipline for Queue {
+    #[inline]
+    fn enqueue(&mut self, now: Instant, pkt: Packet) -> Verdict {
+        dispatch!(self, q => q.enqueue(now, pkt))
+    }
+    #[inline]
+    fn dequeue(&mut self, now: Instant) -> Option<Packet> {
+        dispatch!(self, q => q.dequeue(now))
+    }
+    #[inline]
+    fn len_packets(&self) -> usize {
+        dispatch!(self, q => q.len_packets())
+    }
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        dispatch!(self, q => q.len_bytes())
+    }
+    fn counters(&self) -> QueueCounters {
+        dispatch!(self, q => q.counters())
+    }
+    #[inline]
+    fn take_dropped(&mut self) -> Option<Packet> {
+        dispatch!(self, q => q.take_dropped())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use tcplab_core::{Rng, Segment};
+
+    pub(crate) fn pkt(id: u64, ip_len: u32) -> Packet {
+        Packet {
+            id,
+            flow: 0,
+            from_sender: true,
+            hop: 0,
+            ip_len,
+            sent_at: Instant::ZERO,
+            seg: Segment::default(),
+        }
+    }
+
+    pub(crate) fn spec(d: Discipline, pkts: Option<u64>, bytes: Option<u64>) -> QueueSpec {
+        QueueSpec {
+            discipline: d,
+            limit_packets: pkts,
+            limit_bytes: bytes,
+        }
+    }
+
+    /// Random operation sequences: after every step the queue is within its limits,
+    /// conserves packets and bytes, and is FIFO among the packets it keeps.
+    #[test]
+    fn random_operations_keep_invariants() {
+        let mut rng = Rng::from_seed(11);
+        for d in [Discipline::DropTail, Discipline::DropHead] {
+            for (lp, lb) in [
+                (Some(5), None),
+                (None, Some(6000)),
+                (Some(8), Some(9000)),
+                (None, None),
+            ] {
+                let mut q = Queue::new(&spec(d, lp, lb), 2);
+                let mut last_out = None;
+                let mut dropped = 0u64;
+                for id in 0..5000u64 {
+                    if rng.below(3) < 2 {
+                        let len = [40, 52, 576, 1500][rng.below(4) as usize];
+                        if let Verdict::Dropped(_) = q.enqueue(Instant::ZERO, pkt(id, len)) {
+                            dropped += 1;
+                            while q.take_dropped().is_some() {
+                                dropped += 1;
+                            }
+                        }
+                    } else if let Some(p) = q.dequeue(Instant::ZERO) {
+                        assert!(last_out.is_none_or(|l| p.id > l), "FIFO order");
+                        last_out = Some(p.id);
+                    }
+                    assert!(q.len_packets() as u64 <= lp.unwrap_or(u64::MAX));
+                    assert!(q.len_bytes() <= lb.unwrap_or(u64::MAX));
+                    let c = q.counters();
+                    c.check(q.len_packets(), q.len_bytes()).unwrap();
+                    assert_eq!(c.dropped_pkts, dropped);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn capacity_is_reserved_from_the_limit() {
+        let f = Fifo::new(&spec(Discipline::DropTail, Some(100), None), 0);
+        assert!(f.capacity() >= 100);
+        let f = Fifo::new(&spec(Discipline::DropTail, Some(u64::MAX), None), 0);
+        assert!(f.capacity() >= MAX_RESERVE && f.capacity() < 2 * MAX_RESERVE + 2);
+        // 15000 B of 40-byte packets (plus 14 B of header) is at most 277 packets.
+        let f = Fifo::new(&spec(Discipline::DropTail, None, Some(15_000)), 14);
+        assert!(f.capacity() >= 278 && f.capacity() < 1024);
+    }
+
+    #[test]
+    fn steady_state_does_not_reallocate() {
+        let mut q = Queue::new(&spec(Discipline::DropHead, Some(64), None), 0);
+        let cap = match &q {
+            Queue::DropHead(d) => d.fifo().capacity(),
+            _ => unreachable!(),
+        };
+        for id in 0..10_000 {
+            q.enqueue(Instant::ZERO, pkt(id, 1500));
+            if id % 3 == 0 {
+                q.dequeue(Instant::ZERO);
+            }
+        }
+        match &q {
+            Queue::DropHead(d) => assert_eq!(d.fifo().capacity(), cap),
+            _ => unreachable!(),
+        }
+    }
+}
