@@ -3,9 +3,9 @@
 //! layers" 4): the byte stream is delivered exactly once and in order, packets are
 //! conserved at every link and across the network, and no flow or link beats capacity.
 
-use crate::config::{ReadProfile, RecordSpec, Scenario};
+use crate::config::{RateSpec, ReadProfile, RecordSpec, Scenario};
 use crate::engine::{Event, EventQueue};
-use crate::link::RateModel;
+use crate::link::{MahimahiTrace, RateModel, TraceRate};
 use crate::loss::LossModel;
 use crate::output::{
     Drops, FlowSummary, Invariants, LinkSummary, RunOutput, Summary, TimeSeries, SUMMARY_SCHEMA,
@@ -18,7 +18,8 @@ use crate::topology::Graph;
 use std::collections::VecDeque;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
+use std::sync::Arc;
 use tcplab_core::tcp::Endpoint;
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
 
@@ -198,9 +199,27 @@ impl World {
         }
         let graph = Graph::from_spec(&scn.topology)?;
         let mut links = Vec::with_capacity(graph.links.len());
+        // A trace used by several links (a dumbbell's access links) is read and parsed once.
+        let mut traces: Vec<Arc<MahimahiTrace>> = Vec::new();
         for (i, l) in graph.links.iter().enumerate() {
-            let rate = RateModel::from_spec(&l.spec.rate)
-                .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
+            let rate = match &l.spec.rate {
+                RateSpec::Trace {
+                    path,
+                    opportunity_bytes,
+                } => {
+                    let t = match traces.iter().find(|t| t.path() == path) {
+                        Some(t) => t.clone(),
+                        None => {
+                            let t = Arc::new(MahimahiTrace::load(path)?);
+                            traces.push(t.clone());
+                            t
+                        }
+                    };
+                    TraceRate::new(t, *opportunity_bytes).map(RateModel::Trace)
+                }
+                spec => RateModel::from_spec(spec),
+            }
+            .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             let loss = LossModel::from_spec(&l.spec.loss)
                 .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             if l.spec.queue.limit_packets == Some(0) || l.spec.queue.limit_bytes == Some(0) {
@@ -716,6 +735,10 @@ impl World {
         link.arrived += 1;
         if let Verdict::Dropped(_) = link.queue.enqueue(now, pkt) {
             link.dropped_queue += 1;
+            // Drop-head under a byte limit may push out several old packets for one arrival.
+            while link.queue.take_dropped().is_some() {
+                link.dropped_queue += 1;
+            }
         }
         let qp = link.queue.len_packets() as u64;
         let qb = link.queue.len_bytes();
