@@ -14,6 +14,8 @@ pub struct Channel {
     pub dup: f64,
     /// Seconds of bottleneck per byte (0 = infinite rate); keeps bursts from all arriving at once.
     pub ns_per_byte: u64,
+    /// Drop the first transmission of the segments with these sequence numbers.
+    pub drop_seqs: Vec<SeqNo>,
 }
 
 impl Default for Channel {
@@ -24,6 +26,7 @@ impl Default for Channel {
             loss: 0.0,
             dup: 0.0,
             ns_per_byte: 0,
+            drop_seqs: Vec::new(),
         }
     }
 }
@@ -58,6 +61,13 @@ impl Pipe {
     }
     pub fn send(&mut self, now: Instant, seg: Segment) {
         self.sent += 1;
+        if seg.payload_len > 0 {
+            if let Some(i) = self.ch.drop_seqs.iter().position(|&q| q == seg.seq) {
+                self.ch.drop_seqs.swap_remove(i);
+                self.dropped += 1;
+                return;
+            }
+        }
         if self.rng.bernoulli(self.ch.loss) {
             self.dropped += 1;
             return;
