@@ -106,7 +106,12 @@ fn random_transfers_complete_exactly_once_in_order() {
     let mut timeouts = 0;
     let mut fast = 0;
     let mut probes = 0;
-    for seed in 0..200 {
+    // TCPLAB_SEEDS=n widens the sweep for a soak run; 200 keeps `cargo test` quick.
+    let n: u64 = std::env::var("TCPLAB_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    for seed in 0..n {
         let out = run(random_scenario(seed));
         timeouts += out.a.stats().timeouts;
         fast += out.a.stats().fast_retransmits;

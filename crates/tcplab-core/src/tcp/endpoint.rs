@@ -3,6 +3,7 @@
 //! (RFC 6582), RTO (RFC 6298), delayed ACKs and silly-window avoidance (RFC 1122 4.2.3).
 
 use crate::cc::{AckSample, Cc, CongestionControl, CongestionEvent};
+use crate::fc::classic;
 use crate::segment::{payload_tag, Flags, SackBlock, Segment, TcpOptions, Timestamps};
 use crate::seq::SeqNo;
 use crate::tcp::reassembly::Reassembly;
@@ -1050,14 +1051,12 @@ impl Endpoint {
     /// retreats; when the scale factor would round it back, it is rounded up instead
     /// (RFC 7323 2.4 allows extending).
     fn window_field(&mut self) -> u16 {
-        let buf = self.cfg.rcv_buf_bytes;
-        let thresh = (buf / 2).min(self.mss as u64).max(1);
-        let max_edge = self.read_off + buf;
-        let edge = if max_edge >= self.adv_right + thresh {
-            max_edge
-        } else {
-            self.adv_right
-        };
+        let edge = classic::right_edge(
+            self.read_off,
+            self.cfg.rcv_buf_bytes,
+            self.adv_right,
+            self.mss,
+        );
         let edge = edge.max(self.rcv_nxt);
         let ws = self.rcv_wscale as u32;
         let mut field = (edge - self.rcv_nxt) >> ws;
@@ -1110,19 +1109,17 @@ impl Endpoint {
         self.read_off += n;
         self.stats.bytes_read += n;
         if self.conn == Conn::Established && !self.fin_received {
-            // Unsolicited window update (RFC 9293 3.8.6.2.2 / RFC 1122 4.2.3.3), with Linux's
-            // tcp_cleanup_rbuf rule: once the SWS test lets the edge advance, send an update if
-            // the current window is at most half the buffer and the new one at least doubles it.
+            // Unsolicited window update (RFC 9293 3.8.6.2.2, rule in fc::classic).
             let buf = self.cfg.rcv_buf_bytes;
-            let thresh = (buf / 2).min(self.mss as u64).max(1);
-            let max_edge = self.read_off + buf;
-            let cur = self.adv_right.saturating_sub(self.rcv_nxt);
-            if max_edge >= self.adv_right + thresh {
-                let new = max_edge - self.rcv_nxt;
-                if 2 * cur <= buf && new >= 2 * cur {
-                    self.window_update_due = true;
-                    self.ack_now = true;
-                }
+            if classic::window_update_due(
+                self.read_off,
+                self.rcv_nxt,
+                buf,
+                self.adv_right,
+                self.mss,
+            ) {
+                self.window_update_due = true;
+                self.ack_now = true;
             }
         }
         self.sync_timers(now);
