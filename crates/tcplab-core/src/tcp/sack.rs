@@ -316,3 +316,61 @@ impl Scoreboard {
         self.segs.front().map(|s| now.saturating_since(s.sent_at))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut sb = Scoreboard::default();
+        for i in 0..n {
+            sb.push(SentSeg {
+                start: i * 1000,
+                len: 1000,
+                fin: false,
+                sent_at: Instant::ZERO,
+                sacked: false,
+                lost: false,
+                rtx_in_pipe: false,
+                retransmitted: false,
+            });
+        }
+        sb
+    }
+
+    #[test]
+    fn is_lost_after_dupthresh_sacked_segments_rfc6675_4() {
+        // RFC 6675 section 4, IsLost(SeqNum): "DupThresh discontiguous SACKed sequences have
+        // arrived above 'SeqNum'" (we count SACKed segments) or more than
+        // (DupThresh - 1) * SMSS bytes above it are SACKed.
+        let mut sb = board(10);
+        sb.sack(6000, 8000);
+        assert!(!sb.mark_losses(3, 1000));
+        assert_eq!(sb.pipe(), 8000);
+        sb.sack(8000, 9000);
+        assert!(sb.mark_losses(3, 1000));
+        // Segments 0..=5 are lost: out of the pipe (SetPipe rule (a)).
+        assert!((0..6).all(|i| sb.get(i).lost) && !sb.get(9).lost);
+        assert_eq!(sb.pipe(), 1000);
+        assert_eq!(sb.next_lost(), Some(0));
+        sb.on_retransmit(0, Instant::ZERO);
+        // Rule (b): the retransmission is in the pipe again.
+        assert_eq!(sb.pipe(), 2000);
+        assert_eq!(sb.next_lost(), Some(1));
+        assert_eq!(sb.check(0, 10_000), Ok(()));
+    }
+
+    #[test]
+    fn cumulative_ack_trims_and_applies_karn() {
+        let mut sb = board(3);
+        sb.on_retransmit(0, Instant::from_millis(5));
+        let a = sb.ack_to(1000);
+        assert_eq!((a.bytes, a.rtt_from), (1000, None));
+        let a = sb.ack_to(1500);
+        assert_eq!((a.bytes, a.rtt_from), (500, None));
+        assert_eq!(sb.pipe(), 1500);
+        let a = sb.ack_to(3000);
+        assert_eq!((a.bytes, a.rtt_from), (1500, Some(Instant::ZERO)));
+        assert!(sb.is_empty());
+    }
+}
