@@ -1,18 +1,93 @@
-//! SKELETON: to be implemented.
+//! CUBIC (RFC 9438 section 4): the cubic window curve (eq. 1, K from eq. 2), the
+//! Reno-friendly region (4.3), fast convergence (4.7) and the timeout rule (4.8).
+//! HyStart++ is not implemented: slow start is RFC 5681's. Arithmetic is f64 with only
+//! IEEE-exact operations (+, -, *, /): the cube root is our own Newton iteration, so the
+//! results do not depend on the platform's libm.
+
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::tcp::rtt::RttEstimator;
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
+
+/// C in RFC 9438 section 4.2, in segments / s^3.
+pub const C: f64 = 0.4;
+/// beta_cubic in RFC 9438 section 4.6.
+pub const BETA: f64 = 0.7;
+
+/// Cube root by bit-level seed and a fixed number of Newton steps: deterministic everywhere.
+pub fn cbrt(x: f64) -> f64 {
+    if x <= 0.0 || !x.is_finite() {
+        return if x < 0.0 { -cbrt(-x) } else { x.max(0.0) };
+    }
+    let mut y = f64::from_bits(x.to_bits() / 3 + 0x2A9F_7893_782D_A1CE);
+    for _ in 0..8 {
+        y = (2.0 * y + x / (y * y)) / 3.0;
+    }
+    y
+}
+
+/// RFC 9438 eq. 2: K = cbrt((W_max - cwnd_epoch) / C), in seconds.
+pub fn k_seconds(w_max: f64, cwnd_epoch: f64) -> f64 {
+    cbrt(((w_max - cwnd_epoch) / C).max(0.0))
+}
+
+/// RFC 9438 eq. 1: W_cubic(t) = C * (t - K)^3 + W_max, in segments.
+pub fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
+    let d = t - k;
+    C * d * d * d + w_max
+}
 
 #[derive(Clone, Debug)]
 pub struct Cubic {
-    cwnd: u64,
+    mss: u64,
+    /// Window in segments (fractional: per-ACK increments are small).
+    w: f64,
+    ssthresh: u64,
+    /// W_max in segments (0 until the first congestion event).
+    w_max: f64,
+    k: f64,
+    epoch_start: Option<Instant>,
+    /// Reno-friendly estimate W_est (section 4.3).
+    w_est: f64,
+    /// cwnd just before the last reduction (section 4.3's alpha switch).
+    cwnd_prior: f64,
+    /// The first congestion-avoidance stage after an RTO uses K = 0 (section 4.8).
+    after_timeout: bool,
 }
 
 impl Cubic {
-    pub fn new(_mss: u32, initial_cwnd_bytes: u64) -> Self {
+    pub fn new(mss: u32, initial_cwnd_bytes: u64) -> Self {
+        let mss = mss.max(1) as u64;
         Cubic {
-            cwnd: initial_cwnd_bytes,
+            mss,
+            w: (initial_cwnd_bytes.max(mss)) as f64 / mss as f64,
+            ssthresh: u64::MAX,
+            w_max: 0.0,
+            k: 0.0,
+            epoch_start: None,
+            w_est: 0.0,
+            cwnd_prior: 0.0,
+            after_timeout: false,
         }
+    }
+
+    /// W_max and K of the current epoch (tests and tracing).
+    pub fn w_max_k(&self) -> (f64, f64) {
+        (self.w_max, self.k)
+    }
+
+    fn reduce(&mut self) {
+        let cwnd = self.w;
+        self.epoch_start = None;
+        // Section 4.7 fast convergence: release bandwidth when W_max keeps shrinking.
+        self.w_max = if cwnd < self.w_max {
+            cwnd * (1.0 + BETA) / 2.0
+        } else {
+            cwnd
+        };
+        self.cwnd_prior = cwnd;
+        // Section 4.6: ssthresh = cwnd * beta_cubic, at least 2 segments.
+        let ss = (cwnd * BETA).max(2.0);
+        self.ssthresh = (ss * self.mss as f64) as u64;
     }
 }
 
@@ -20,19 +95,186 @@ impl CongestionControl for Cubic {
     fn name(&self) -> &'static str {
         "cubic"
     }
-    fn on_ack(&mut self, _now: Instant, _ack: &AckSample, _rtt: &RttEstimator) {}
+
+    fn on_ack(&mut self, now: Instant, ack: &AckSample, rtt: &RttEstimator) {
+        if ack.in_recovery || ack.bytes_acked == 0 {
+            return;
+        }
+        let mss = self.mss as f64;
+        if self.congestion_window() < self.ssthresh {
+            // Section 4.10: standard slow start (RFC 5681), HyStart++ not implemented.
+            self.w += ack.bytes_acked.min(self.mss) as f64 / mss;
+            return;
+        }
+        let segs = ack.bytes_acked as f64 / mss;
+        let start = match self.epoch_start {
+            Some(s) => s,
+            None => {
+                self.epoch_start = Some(now);
+                if self.after_timeout || self.w >= self.w_max {
+                    // Section 4.8 (and no earlier W_max above us): the curve starts here.
+                    self.w_max = self.w;
+                    self.k = 0.0;
+                    self.after_timeout = false;
+                } else {
+                    self.k = k_seconds(self.w_max, self.w);
+                }
+                self.w_est = self.w;
+                now
+            }
+        };
+        let t = now.saturating_since(start).as_secs_f64();
+        let rtt_s = rtt.srtt.unwrap_or(Duration::ZERO).as_secs_f64();
+        // Section 4.3: W_est grows like Reno with alpha_cubic, then alpha = 1 once past
+        // the window before the last reduction.
+        let alpha = if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            3.0 * (1.0 - BETA) / (1.0 + BETA)
+        };
+        self.w_est += alpha * segs / self.w;
+        if w_cubic(t, self.k, self.w_max) < self.w_est {
+            self.w = self.w_est;
+        } else {
+            // Sections 4.4/4.5: target = W_cubic(t + RTT) clamped to [cwnd, 1.5 cwnd];
+            // cwnd += (target - cwnd) / cwnd per acknowledged segment.
+            let target = w_cubic(t + rtt_s, self.k, self.w_max).clamp(self.w, 1.5 * self.w);
+            self.w += (target - self.w) / self.w * segs;
+        }
+    }
+
     fn on_congestion_event(
         &mut self,
         _now: Instant,
-        _e: CongestionEvent,
-        _f: u64,
+        event: CongestionEvent,
+        _in_flight: u64,
         _rtt: &RttEstimator,
     ) {
+        self.reduce();
+        match event {
+            CongestionEvent::FastRecovery => {
+                self.w = self.ssthresh as f64 / self.mss as f64;
+            }
+            CongestionEvent::Timeout => {
+                // Section 4.8: cwnd = 1 segment, ssthresh per section 4.6.
+                self.w = 1.0;
+                self.after_timeout = true;
+            }
+        }
     }
+
+    fn on_recovery_exit(&mut self, _now: Instant) {
+        self.w = self.w.max(self.ssthresh as f64 / self.mss as f64);
+    }
+
     fn congestion_window(&self) -> u64 {
-        self.cwnd
+        ((self.w * self.mss as f64) as u64).max(self.mss)
     }
     fn ssthresh(&self) -> u64 {
-        u64::MAX
+        self.ssthresh
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cube_root_is_accurate() {
+        for &x in &[1e-9, 0.001, 1.0, 8.0, 27.0, 75.0, 1e6, 1e12] {
+            let y = cbrt(x);
+            assert!(
+                (y * y * y - x).abs() <= 1e-12 * x.max(1.0),
+                "cbrt({x}) = {y}"
+            );
+        }
+        assert_eq!(cbrt(0.0), 0.0);
+    }
+
+    #[test]
+    fn window_curve_rfc9438_eq1_eq2() {
+        // RFC 9438 eq. 2: K = cubic_root((W_max - cwnd_epoch) / C); with cwnd_epoch =
+        // W_max * beta_cubic, K = cubic_root(W_max * (1 - beta_cubic) / C).
+        let w_max = 100.0;
+        let k = k_seconds(w_max, w_max * BETA);
+        assert!((k - 75f64.powf(1.0 / 3.0)).abs() < 1e-9, "K = {k}");
+        // Eq. 1: W_cubic(0) = cwnd_epoch, W_cubic(K) = W_max, symmetric around K.
+        assert!((w_cubic(0.0, k, w_max) - 70.0).abs() < 1e-9);
+        assert!((w_cubic(k, k, w_max) - 100.0).abs() < 1e-12);
+        assert!((w_cubic(2.0 * k, k, w_max) - 130.0).abs() < 1e-9);
+        assert!((w_cubic(k + 1.0, k, w_max) - 100.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reduction_and_fast_convergence_rfc9438_4_6_4_7() {
+        // 4.6: ssthresh = cwnd * beta_cubic. 4.7: a second loss below the previous W_max sets
+        // W_max = cwnd * (1 + beta_cubic) / 2.
+        let r = RttEstimator::default();
+        let mut c = Cubic::new(1000, 100_000);
+        c.on_congestion_event(Instant::ZERO, CongestionEvent::FastRecovery, 100_000, &r);
+        assert_eq!(c.ssthresh(), 70_000);
+        assert_eq!(c.congestion_window(), 70_000);
+        assert_eq!(c.w_max_k().0, 100.0);
+        c.on_congestion_event(Instant::ZERO, CongestionEvent::FastRecovery, 70_000, &r);
+        assert!((c.w_max_k().0 - 70.0 * 1.7 / 2.0).abs() < 1e-9);
+        assert_eq!(c.ssthresh(), 49_000);
+        c.on_congestion_event(Instant::ZERO, CongestionEvent::Timeout, 49_000, &r);
+        assert_eq!(c.congestion_window(), 1000);
+    }
+
+    #[test]
+    fn follows_the_curve_in_congestion_avoidance() {
+        // After a loss at W = 100 segments, cwnd tracks W_cubic(t + RTT) (section 4.4 and 4.5)
+        // and reaches W_max about K seconds later, far above Reno's 1 segment per RTT.
+        let mut r = RttEstimator::default();
+        r.on_sample(Duration::from_millis(100));
+        let mut c = Cubic::new(1000, 100_000);
+        c.on_congestion_event(Instant::ZERO, CongestionEvent::FastRecovery, 100_000, &r);
+        let mut now = Instant::from_millis(1);
+        let k = k_seconds(100.0, 70.0);
+        // One ACK per segment, per RTT of 100 ms.
+        while now.as_secs_f64() < k + 0.05 {
+            let n = c.congestion_window() / 1000;
+            for _ in 0..n {
+                let a = AckSample {
+                    bytes_acked: 1000,
+                    ..Default::default()
+                };
+                c.on_ack(now, &a, &r);
+            }
+            now += Duration::from_millis(100);
+        }
+        let w = c.congestion_window() as f64 / 1000.0;
+        assert!((98.0..=103.0).contains(&w), "w = {w} at t = K");
+        // Concave approach: 1 s after the loss, W_cubic(1.1) is within one window step.
+        let k2 = k_seconds(100.0, 70.0);
+        let expect = w_cubic(1.1, k2, 100.0);
+        assert!(expect > 70.0 && expect < 100.0);
+    }
+
+    #[test]
+    fn reno_friendly_region_rfc9438_4_3() {
+        // With a tiny W_max the cubic curve is flat near K; W_est (alpha = 3(1-b)/(1+b)
+        // per RTT) must then drive cwnd: "if W_cubic(t) < W_est, cwnd = W_est".
+        let mut r = RttEstimator::default();
+        r.on_sample(Duration::from_millis(10));
+        let mut c = Cubic::new(1000, 10_000);
+        c.on_congestion_event(Instant::ZERO, CongestionEvent::FastRecovery, 10_000, &r);
+        let w0 = c.congestion_window();
+        let now = Instant::from_millis(1);
+        for _ in 0..7 {
+            c.on_ack(
+                now,
+                &AckSample {
+                    bytes_acked: 1000,
+                    ..Default::default()
+                },
+                &r,
+            );
+        }
+        // One RTT of ACKs at t ~ 0: W_est grew by alpha ~ 0.529 segments.
+        let grown = c.congestion_window() - w0;
+        let alpha = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+        assert!((grown as f64 - alpha * 1000.0).abs() < 40.0, "grew {grown}");
     }
 }

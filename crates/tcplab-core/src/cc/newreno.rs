@@ -1,17 +1,24 @@
-//! SKELETON: to be implemented.
+//! NewReno window arithmetic (RFC 5681 sections 3.1-3.2; ACK-counting increase as in
+//! ns-3's TcpNewReno, which tcplab is cross-validated against). Recovery itself (RFC 6582
+//! inflation, RFC 6675 pipe) lives in the sender.
+
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::tcp::rtt::RttEstimator;
 use crate::time::Instant;
 
 #[derive(Clone, Debug)]
 pub struct NewReno {
+    mss: u64,
     cwnd: u64,
+    ssthresh: u64,
 }
 
 impl NewReno {
-    pub fn new(_mss: u32, initial_cwnd_bytes: u64) -> Self {
+    pub fn new(mss: u32, initial_cwnd_bytes: u64) -> Self {
         NewReno {
-            cwnd: initial_cwnd_bytes,
+            mss: mss.max(1) as u64,
+            cwnd: initial_cwnd_bytes.max(mss as u64),
+            ssthresh: u64::MAX,
         }
     }
 }
@@ -20,19 +27,116 @@ impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {
         "newreno"
     }
-    fn on_ack(&mut self, _now: Instant, _ack: &AckSample, _rtt: &RttEstimator) {}
+
+    fn on_ack(&mut self, _now: Instant, ack: &AckSample, _rtt: &RttEstimator) {
+        // Fast recovery manages the window itself (RFC 6582 / RFC 6675): no growth here.
+        if ack.in_recovery || ack.bytes_acked == 0 {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            // RFC 5681 3.1 (eq. 2): cwnd += min(N, SMSS).
+            self.cwnd += ack.bytes_acked.min(self.mss);
+        } else {
+            // RFC 5681 3.1 (eq. 3): cwnd += SMSS*SMSS/cwnd, at least 1 byte.
+            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+        }
+    }
+
     fn on_congestion_event(
         &mut self,
         _now: Instant,
-        _e: CongestionEvent,
-        _f: u64,
+        event: CongestionEvent,
+        in_flight: u64,
         _rtt: &RttEstimator,
     ) {
+        // RFC 5681 eq. 4: ssthresh = max(FlightSize / 2, 2*SMSS).
+        self.ssthresh = (in_flight / 2).max(2 * self.mss);
+        self.cwnd = match event {
+            // RFC 6675 section 5 step 4.2 / RFC 6582 (the sender adds the 3 SMSS inflation).
+            CongestionEvent::FastRecovery => self.ssthresh,
+            // RFC 5681 3.1: after an RTO the loss window is one segment.
+            CongestionEvent::Timeout => self.mss,
+        };
     }
+
+    fn on_recovery_exit(&mut self, _now: Instant) {
+        // RFC 6582 3.2 step 3 ("full ACK"), option 2: cwnd = ssthresh.
+        self.cwnd = self.ssthresh;
+    }
+
     fn congestion_window(&self) -> u64 {
         self.cwnd
     }
     fn ssthresh(&self) -> u64 {
-        u64::MAX
+        self.ssthresh
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(bytes: u64) -> AckSample {
+        AckSample {
+            bytes_acked: bytes,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn slow_start_rfc5681_eq2() {
+        // RFC 5681 3.1: "cwnd += min (N, SMSS)" during slow start.
+        let r = RttEstimator::default();
+        let mut c = NewReno::new(1000, 10_000);
+        c.on_ack(Instant::ZERO, &ack(1000), &r);
+        assert_eq!(c.congestion_window(), 11_000);
+        c.on_ack(Instant::ZERO, &ack(3000), &r);
+        assert_eq!(c.congestion_window(), 12_000);
+        c.on_ack(Instant::ZERO, &ack(500), &r);
+        assert_eq!(c.congestion_window(), 12_500);
+    }
+
+    #[test]
+    fn congestion_avoidance_rfc5681_eq3() {
+        // RFC 5681 3.1: "cwnd += SMSS*SMSS/cwnd" on every ACK in congestion avoidance.
+        let r = RttEstimator::default();
+        let mut c = NewReno::new(1000, 10_000);
+        c.on_congestion_event(Instant::ZERO, CongestionEvent::FastRecovery, 20_000, &r);
+        assert_eq!((c.ssthresh(), c.congestion_window()), (10_000, 10_000));
+        c.on_ack(Instant::ZERO, &ack(1000), &r);
+        assert_eq!(c.congestion_window(), 10_100);
+        // One window of ACKs adds about one SMSS.
+        for _ in 0..10 {
+            c.on_ack(Instant::ZERO, &ack(1000), &r);
+        }
+        assert!(
+            (11_000..11_100).contains(&c.congestion_window()),
+            "{}",
+            c.congestion_window()
+        );
+        // Huge window: the increase never rounds to zero.
+        let mut c = NewReno::new(1000, 10_000);
+        c.on_congestion_event(
+            Instant::ZERO,
+            CongestionEvent::FastRecovery,
+            4_000_000_000,
+            &r,
+        );
+        c.on_ack(Instant::ZERO, &ack(1000), &r);
+        assert_eq!(c.congestion_window(), 2_000_000_001);
+    }
+
+    #[test]
+    fn loss_response_rfc5681_eq4() {
+        // RFC 5681 eq. 4: "ssthresh = max (FlightSize / 2, 2*SMSS)"; after an RTO cwnd = 1 SMSS.
+        let r = RttEstimator::default();
+        let mut c = NewReno::new(1000, 10_000);
+        c.on_congestion_event(Instant::ZERO, CongestionEvent::Timeout, 3000, &r);
+        assert_eq!((c.ssthresh(), c.congestion_window()), (2000, 1000));
+        // No growth while in recovery.
+        let mut a = ack(1000);
+        a.in_recovery = true;
+        c.on_ack(Instant::ZERO, &a, &r);
+        assert_eq!(c.congestion_window(), 1000);
     }
 }

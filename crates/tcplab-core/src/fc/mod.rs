@@ -2,6 +2,8 @@
 //! trait"): they decide the advertised window. Classic TCP (RFC 9293 3.8.6.2.2,
 //! RFC 1122 4.2.3.3) now; AFC and RSFC arrive with their issues.
 
+pub mod classic;
+
 use serde::{Deserialize, Serialize};
 
 /// Which receiver policy a flow uses (scenario key `fc`).

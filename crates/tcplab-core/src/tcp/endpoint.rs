@@ -1,8 +1,15 @@
-//! SKELETON (to be implemented): the TCP endpoint state machine.
-//! The public API below is the contract the simulator codes against.
+//! The TCP endpoint state machine (RFC 9293 sections 3.5-3.10) with timestamps and window
+//! scaling (RFC 7323), SACK (RFC 2018) and SACK-based recovery (RFC 6675), NewReno recovery
+//! (RFC 6582), RTO (RFC 6298), delayed ACKs and silly-window avoidance (RFC 1122 4.2.3).
 
-use crate::segment::Segment;
+use crate::cc::{AckSample, Cc, CongestionControl, CongestionEvent};
+use crate::fc::classic;
+use crate::segment::{payload_tag, Flags, SackBlock, Segment, TcpOptions, Timestamps};
 use crate::seq::SeqNo;
+use crate::tcp::reassembly::Reassembly;
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::sack::{Scoreboard, SentSeg};
+use crate::tcp::timers::{Timer, TimerTable};
 use crate::tcp::TcpConfig;
 use crate::time::{Duration, Instant};
 
@@ -35,10 +42,13 @@ pub struct ReadChunk {
 pub struct TcpStats {
     pub segments_sent: u64,
     pub data_segments_sent: u64,
+    /// Payload bytes sent, retransmissions and probes included.
     pub data_bytes_sent: u64,
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
+    /// Recovery episodes entered (each starts with one fast retransmission).
     pub fast_retransmits: u64,
+    /// Retransmission timer expiries (SYN and data).
     pub timeouts: u64,
     pub segments_received: u64,
     pub dup_acks_received: u64,
@@ -46,9 +56,11 @@ pub struct TcpStats {
     /// Times the peer's advertised window became zero while we had data to send.
     pub zero_window_events: u64,
     pub zero_window_probes_sent: u64,
-    /// Times we advertised a zero window.
+    /// Times we advertised a zero window (transitions from non-zero to zero).
     pub zero_windows_advertised: u64,
+    /// Pure ACKs sent because reading opened the window (unsolicited window updates).
     pub window_updates_sent: u64,
+    /// Segments without payload, SYN or FIN (pure ACKs, window updates included).
     pub acks_sent: u64,
     pub rtt_samples: u64,
     /// The most recent RTT sample (valid when `rtt_samples > 0`).
@@ -58,71 +70,1209 @@ pub struct TcpStats {
     pub payload_tag_mismatches: u64,
     /// Bytes handed to the application by `read`.
     pub bytes_read: u64,
+    /// Recovery episodes (fast recovery) completed by a full ACK.
+    pub recoveries_completed: u64,
 }
 
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Conn {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+}
+
+/// RFC 9293 3.7.1: the MSS assumed when the peer sends no MSS option.
+const DEFAULT_PEER_MSS: u32 = 536;
+
+/// One end of a TCP connection, as a pull-based sans-IO state machine (quinn-proto style).
+///
+/// Calling order, for the driver (simulator or socket glue):
+///
+/// 1. Create with [`Endpoint::new`], then [`connect`](Self::connect) (active open) or
+///    [`listen`](Self::listen) (passive open).
+/// 2. After *every* input -- [`handle_segment`](Self::handle_segment),
+///    [`handle_timeout`](Self::handle_timeout), [`write`](Self::write),
+///    [`read`](Self::read), [`close`](Self::close), `connect` -- call
+///    [`poll_transmit`](Self::poll_transmit) with the same `now` until it returns `None`,
+///    and put the segments on the wire in that order.
+/// 3. Then ask [`poll_timeout`](Self::poll_timeout) for the earliest deadline and call
+///    `handle_timeout(deadline)` when it is reached (unless another input comes first).
+///    Calling `handle_timeout` early or twice is harmless.
+/// 4. `now` never decreases between calls.
+///
+/// After `handle_segment`, `stats().rtt_samples` / `stats().last_rtt` expose any new RTT
+/// sample.
 pub struct Endpoint {
-    _private: (),
+    cfg: TcpConfig,
+    conn: Conn,
+    stats: TcpStats,
+    timers: TimerTable,
+    rtt: RttEstimator,
+    cc: Cc,
+
+    // Negotiated at the handshake.
+    mss: u32,
+    sack_ok: bool,
+    ts_ok: bool,
+    snd_wscale: u8,
+    rcv_wscale: u8,
+    /// The shift we offer: smallest s with rcv_buf >> s <= 65535 (RFC 7323 2.3), at most 14.
+    our_wscale: u8,
+
+    // Handshake.
+    iss: SeqNo,
+    irs: SeqNo,
+    syn_pending: bool,
+    syn_sent_at: Option<Instant>,
+    syn_retransmitted: bool,
+    peer_offered_ws: Option<u8>,
+    peer_offered_sack: bool,
+    peer_offered_ts: bool,
+
+    // Sender: positions are stream offsets, the FIN one past the last data byte.
+    snd_una: u64,
+    /// Next new data offset (the highest data ever sent: retransmissions come from `sb`).
+    snd_nxt: u64,
+    written: u64,
+    fin_queued: bool,
+    fin_sent: bool,
+    fin_acked: bool,
+    sb: Scoreboard,
+    peer_wnd: u64,
+    max_peer_wnd: u64,
+    snd_wl1: SeqNo,
+    snd_wl2: SeqNo,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (position one past HighData).
+    recover: u64,
+    /// RFC 6582 inflated window while in NewReno recovery without SACK.
+    recovery_cwnd: Option<u64>,
+    /// A fast retransmission that ignores cwnd (RFC 6675 5 step 4.3, RFC 6582 3.2 step 2/4).
+    force_rtx: bool,
+    probe_pending: bool,
+    /// Offset of the outstanding 1-byte zero-window probe.
+    probe_at: Option<u64>,
+    persist_backoff: u32,
+    next_send_at: Instant,
+
+    // Receiver.
+    rcv_nxt: u64,
+    read_off: u64,
+    peer_fin_at: Option<u64>,
+    fin_received: bool,
+    reasm: Reassembly,
+    /// Right edge we advertised (offset); never moves left.
+    adv_right: u64,
+    last_adv_wnd: u64,
+    unique_accepted: u64,
+    ack_now: bool,
+    window_update_due: bool,
+    pending_ack_bytes: u64,
+    ts_recent: u32,
+    last_ack_sent: SeqNo,
+}
+
+/// RFC 7323 section 2.3: the smallest shift that lets the window field cover the buffer.
+fn wscale_for(buf: u64) -> u8 {
+    let mut s = 0u8;
+    while s < 14 && (buf >> s) > 65535 {
+        s += 1;
+    }
+    s
 }
 
 impl Endpoint {
-    pub fn new(_cfg: TcpConfig, _isn: SeqNo) -> Self {
-        todo!()
+    pub fn new(cfg: TcpConfig, isn: SeqNo) -> Self {
+        let mss = cfg.mss.max(1);
+        let rtt = RttEstimator::new(
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.ts_granularity,
+        );
+        let cc = Cc::new(cfg.cc, mss, cfg.initial_cwnd_pkts as u64 * mss as u64);
+        let our_wscale = wscale_for(cfg.rcv_buf_bytes);
+        let sb =
+            Scoreboard::with_capacity((cfg.snd_buf_bytes / mss as u64).min(1 << 16) as usize + 2);
+        Endpoint {
+            conn: Conn::Closed,
+            stats: TcpStats::default(),
+            timers: TimerTable::default(),
+            rtt,
+            cc,
+            mss,
+            sack_ok: false,
+            ts_ok: false,
+            snd_wscale: 0,
+            rcv_wscale: 0,
+            our_wscale,
+            iss: isn,
+            irs: SeqNo(0),
+            syn_pending: false,
+            syn_sent_at: None,
+            syn_retransmitted: false,
+            peer_offered_ws: None,
+            peer_offered_sack: false,
+            peer_offered_ts: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            written: 0,
+            fin_queued: false,
+            fin_sent: false,
+            fin_acked: false,
+            sb,
+            peer_wnd: 0,
+            max_peer_wnd: 0,
+            snd_wl1: SeqNo(0),
+            snd_wl2: SeqNo(0),
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            recovery_cwnd: None,
+            force_rtx: false,
+            probe_pending: false,
+            probe_at: None,
+            persist_backoff: 0,
+            next_send_at: Instant::ZERO,
+            rcv_nxt: 0,
+            read_off: 0,
+            peer_fin_at: None,
+            fin_received: false,
+            reasm: Reassembly::default(),
+            adv_right: 0,
+            last_adv_wnd: 0,
+            unique_accepted: 0,
+            ack_now: false,
+            window_update_due: false,
+            pending_ack_bytes: 0,
+            ts_recent: 0,
+            last_ack_sent: SeqNo(0),
+            cfg,
+        }
     }
+
+    /// Active open: the SYN goes out on the next `poll_transmit`.
     pub fn connect(&mut self, _now: Instant) {
-        todo!()
+        if self.conn == Conn::Closed {
+            self.conn = Conn::SynSent;
+            self.syn_pending = true;
+        }
     }
+
+    /// Passive open: wait for a SYN.
     pub fn listen(&mut self) {
-        todo!()
+        if self.conn == Conn::Closed {
+            self.conn = Conn::Listen;
+        }
     }
-    pub fn handle_segment(&mut self, _now: Instant, _seg: &Segment) {
-        todo!()
+
+    // ---------------------------------------------------------------- input: segments
+
+    pub fn handle_segment(&mut self, now: Instant, seg: &Segment) {
+        self.stats.segments_received += 1;
+        if seg.flags.rst() {
+            // RST is not modelled: a peer in tcplab never needs to send one.
+            self.stats.invalid_segments += 1;
+            return;
+        }
+        match self.conn {
+            Conn::Closed => self.stats.invalid_segments += 1,
+            Conn::Listen => {
+                if seg.flags.syn() && !seg.flags.ack() {
+                    self.accept_syn(seg);
+                    self.conn = Conn::SynReceived;
+                    self.syn_pending = true;
+                } else {
+                    self.stats.invalid_segments += 1;
+                }
+            }
+            Conn::SynSent => {
+                if seg.flags.syn() && seg.flags.ack() && seg.ack == self.iss + 1 {
+                    self.accept_syn(seg);
+                    self.establish(now);
+                    // The third segment of the handshake goes out at once.
+                    self.ack_now = true;
+                } else {
+                    self.stats.invalid_segments += 1;
+                }
+            }
+            Conn::SynReceived => {
+                if seg.flags.syn() && !seg.flags.ack() {
+                    if seg.seq == self.irs {
+                        // Our SYN-ACK was lost: the peer repeats its SYN.
+                        self.syn_pending = true;
+                    } else {
+                        self.stats.invalid_segments += 1;
+                    }
+                } else if seg.flags.ack() && !seg.flags.syn() && seg.ack == self.iss + 1 {
+                    self.establish(now);
+                    self.handle_established(now, seg);
+                } else {
+                    self.stats.invalid_segments += 1;
+                }
+            }
+            Conn::Established => self.handle_established(now, seg),
+        }
+        self.sync_timers(now);
     }
-    pub fn handle_timeout(&mut self, _now: Instant) {
-        todo!()
+
+    /// Records the peer's SYN or SYN-ACK and settles the options (each used only if both
+    /// sides offer it: RFC 7323 sections 2.2 and 3.2, RFC 2018 section 2).
+    fn accept_syn(&mut self, seg: &Segment) {
+        self.irs = seg.seq;
+        let o = &seg.options;
+        self.peer_offered_ws = o.window_scale;
+        self.peer_offered_sack = o.sack_permitted;
+        self.peer_offered_ts = o.timestamps.is_some();
+        let peer_mss = o.mss.map_or(DEFAULT_PEER_MSS, |m| m as u32);
+        self.mss = self.cfg.mss.min(peer_mss).max(1);
+        self.sack_ok = self.cfg.sack && o.sack_permitted;
+        self.ts_ok = self.cfg.timestamps && o.timestamps.is_some();
+        if let Some(ts) = o.timestamps {
+            self.ts_recent = ts.tsval;
+        }
+        match (self.cfg.window_scale, o.window_scale) {
+            (true, Some(s)) => {
+                // RFC 7323 2.3: a shift above 14 is treated as 14.
+                self.snd_wscale = s.min(14);
+                self.rcv_wscale = self.our_wscale;
+            }
+            _ => {
+                self.snd_wscale = 0;
+                self.rcv_wscale = 0;
+            }
+        }
+        // RFC 7323 2.2: the window field of a SYN is never scaled.
+        self.peer_wnd = seg.window as u64;
+        self.max_peer_wnd = self.peer_wnd;
+        self.snd_wl1 = seg.seq;
+        self.snd_wl2 = if seg.flags.ack() { seg.ack } else { self.iss };
     }
-    pub fn poll_transmit(&mut self, _now: Instant) -> Option<Segment> {
-        todo!()
+
+    fn establish(&mut self, now: Instant) {
+        self.conn = Conn::Established;
+        self.timers.disarm(Timer::Retransmit);
+        if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
+            self.rtt_sample(now - t);
+        }
+        self.rtt.reset_backoff();
+        // RFC 5681 3.1: a lost SYN or SYN-ACK leaves an initial window of one segment.
+        let iw = if self.syn_retransmitted {
+            self.mss as u64
+        } else {
+            self.cfg.initial_cwnd_pkts.max(1) as u64 * self.mss as u64
+        };
+        self.cc = Cc::new(self.cfg.cc, self.mss, iw);
     }
+
+    fn rtt_sample(&mut self, r: Duration) -> Duration {
+        self.rtt.on_sample(r);
+        self.stats.rtt_samples += 1;
+        self.stats.last_rtt = r;
+        r
+    }
+
+    fn snd_seq(&self, pos: u64) -> SeqNo {
+        self.iss + 1 + pos as u32
+    }
+    fn rcv_seq(&self, off: u64) -> SeqNo {
+        self.irs + 1 + off as u32
+    }
+    fn rcv_ack_seq(&self) -> SeqNo {
+        self.rcv_seq(self.rcv_nxt) + self.fin_received as u32
+    }
+    fn snd_max(&self) -> u64 {
+        self.snd_nxt + self.fin_sent as u64
+    }
+
+    fn handle_established(&mut self, now: Instant, seg: &Segment) {
+        if seg.flags.syn() {
+            if seg.seq == self.irs {
+                // A repeated SYN-ACK: our ACK of it was lost.
+                self.ack_now = true;
+            } else {
+                self.stats.invalid_segments += 1;
+            }
+            return;
+        }
+        if !seg.flags.ack() {
+            // RFC 9293 3.10.7.4 fifth check: "if the ACK bit is off, drop the segment".
+            self.stats.invalid_segments += 1;
+            return;
+        }
+        // Unwrap the sequence number around rcv_nxt into a 64-bit stream offset.
+        let off = self.rcv_nxt as i64 + seg.seq.diff(self.rcv_seq(self.rcv_nxt)) as i64;
+        if seg.payload_len > 0
+            && (off < 0 || payload_tag(off as u64, seg.payload_len) != seg.payload_tag)
+        {
+            self.stats.payload_tag_mismatches += 1;
+            self.stats.invalid_segments += 1;
+            return;
+        }
+        if seg.flags.fin() && off < 0 {
+            self.stats.invalid_segments += 1;
+            return;
+        }
+        if self.ts_ok {
+            if let Some(ts) = seg.options.timestamps {
+                // RFC 7323 4.3 (2): TS.Recent <- SEG.TSval if SEG.TSval >= TS.Recent and
+                // SEG.SEQ <= Last.ACK.sent.
+                if ts.tsval.wrapping_sub(self.ts_recent) as i32 >= 0
+                    && seg.seq <= self.last_ack_sent
+                {
+                    self.ts_recent = ts.tsval;
+                }
+            }
+        }
+        if !self.process_ack(now, seg) {
+            return;
+        }
+        self.process_data(now, seg, off);
+    }
+
+    /// The sender's half of an incoming segment. False when the segment must be dropped.
+    fn process_ack(&mut self, now: Instant, seg: &Segment) -> bool {
+        let ack = self.snd_una as i64 + seg.ack.diff(self.snd_seq(self.snd_una)) as i64;
+        let snd_max = self.snd_max();
+        if ack > snd_max as i64 {
+            // RFC 9293 3.10.7.4: an ACK of something not yet sent: ACK back and drop.
+            self.stats.invalid_segments += 1;
+            self.ack_now = true;
+            return false;
+        }
+        if ack < self.snd_una as i64 {
+            // An old ACK (reordered): nothing to learn, but its data is still processed.
+            return true;
+        }
+        let ack = ack as u64;
+        let una_before = self.snd_una;
+        let prior_pipe = self.sb.pipe();
+        let prior_wnd = self.peer_wnd;
+        let wnd = (seg.window as u64) << self.snd_wscale;
+        // RFC 9293 3.10.7.4: window update only from a segment newer than the last one used.
+        if self.snd_wl1 < seg.seq || (self.snd_wl1 == seg.seq && self.snd_wl2 <= seg.ack) {
+            self.peer_wnd = wnd;
+            self.max_peer_wnd = self.max_peer_wnd.max(wnd);
+            self.snd_wl1 = seg.seq;
+            self.snd_wl2 = seg.ack;
+        }
+
+        let mut bytes_acked = 0;
+        let mut rtt = None;
+        if ack > self.snd_una {
+            let a = self.sb.ack_to(ack);
+            bytes_acked = a.bytes;
+            self.fin_acked |= a.fin;
+            self.snd_una = ack;
+            self.stats.bytes_acked += bytes_acked;
+            if let Some(t) = a.rtt_from {
+                rtt = Some(self.rtt_sample(now - t));
+            }
+            // Backoff ends with the first ACK of new data; RFC 6298 5.2/5.3 timer handling.
+            self.rtt.reset_backoff();
+            if self.sb.is_empty() {
+                self.timers.disarm(Timer::Retransmit);
+            } else {
+                self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+            }
+            if self.probe_at.is_some_and(|p| p < ack) {
+                self.probe_at = None;
+            }
+        }
+
+        let mut sacked = 0;
+        if self.sack_ok && !self.sb.is_empty() {
+            for b in seg.options.sack() {
+                let s = self.snd_una as i64 + b.start.diff(self.snd_seq(self.snd_una)) as i64;
+                let e = self.snd_una as i64 + b.end.diff(self.snd_seq(self.snd_una)) as i64;
+                if e <= s || e <= self.snd_una as i64 || e > snd_max as i64 {
+                    // Below the cumulative ACK (D-SACK, not used) or nonsense: ignore the block.
+                    continue;
+                }
+                sacked += self.sb.sack(s.max(self.snd_una as i64) as u64, e as u64);
+            }
+            if sacked > 0 {
+                self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
+            }
+        }
+
+        let is_dup = ack == una_before
+            && !self.sb.is_empty()
+            && if self.sack_ok {
+                // RFC 6675 section 2: a duplicate ACK newly SACKs data.
+                sacked > 0
+            } else {
+                // RFC 5681 section 2: no data, no SYN/FIN, same window, data outstanding.
+                seg.payload_len == 0 && !seg.flags.fin() && wnd == prior_wnd
+            };
+        if is_dup {
+            self.dupacks += 1;
+            self.stats.dup_acks_received += 1;
+        } else if ack > una_before {
+            self.dupacks = 0;
+        }
+
+        let was_in_recovery = self.in_recovery;
+        if self.in_recovery {
+            if ack >= self.recover {
+                // Full ACK: RFC 6582 3.2 step 3 / RFC 6675 section 5.
+                self.in_recovery = false;
+                self.recovery_cwnd = None;
+                self.dupacks = 0;
+                self.stats.recoveries_completed += 1;
+                self.cc.on_recovery_exit(now);
+            } else if ack > una_before {
+                if !self.sack_ok {
+                    // RFC 6582 3.2 step 4: retransmit the first unacknowledged segment,
+                    // deflate by the newly acked amount, add back one SMSS if >= SMSS acked.
+                    self.sb.mark_front_lost();
+                    self.force_rtx = true;
+                    let mss = self.mss as u64;
+                    let add = if bytes_acked >= mss { mss } else { 0 };
+                    self.recovery_cwnd = self
+                        .recovery_cwnd
+                        .map(|c| (c.saturating_sub(bytes_acked) + add).max(mss));
+                }
+            } else if is_dup && !self.sack_ok {
+                // RFC 6582 3.2 step 3 (RFC 5681 fast recovery step 4): inflate per dupack.
+                self.recovery_cwnd = self.recovery_cwnd.map(|c| c + self.mss as u64);
+            }
+        } else if ack >= self.recover && !self.sb.is_empty() {
+            // RFC 6582 3.2 step 1: only ACKs beyond `recover` may start a new recovery.
+            let front_lost = self.sb.front().is_some_and(|f| f.lost && !f.sacked);
+            let enter = self.dupacks >= self.cfg.dupack_threshold || (self.sack_ok && front_lost);
+            if enter {
+                self.enter_recovery(now);
+            }
+        }
+
+        if bytes_acked > 0 || sacked > 0 {
+            let sample = AckSample {
+                bytes_acked,
+                bytes_sacked: sacked,
+                rtt,
+                prior_in_flight: prior_pipe,
+                in_flight: self.sb.pipe(),
+                in_recovery: was_in_recovery || self.in_recovery,
+                app_limited: self.written == self.snd_nxt && prior_pipe < self.cwnd(),
+                peer_tsval: seg.options.timestamps.map(|t| t.tsval),
+            };
+            self.cc.on_ack(now, &sample, &self.rtt);
+        }
+
+        if self.peer_wnd == 0 && prior_wnd > 0 && self.written > self.snd_nxt {
+            self.stats.zero_window_events += 1;
+        }
+        if self.peer_wnd > 0 {
+            if let Some(p) = self.probe_at.take() {
+                // The window reopened and the probe byte was not acknowledged: the receiver
+                // discarded it (RFC 9293 3.8.6.1), so send it again now.
+                if self.sb.front().is_some_and(|f| f.start == p) {
+                    self.sb.mark_front_lost();
+                }
+            }
+        }
+        true
+    }
+
+    fn enter_recovery(&mut self, now: Instant) {
+        self.in_recovery = true;
+        // RFC 6675 section 5 step 4.1: RecoveryPoint = HighData.
+        self.recover = self.snd_max();
+        let flight = self.sb.flight_size();
+        self.cc
+            .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
+        self.sb.mark_front_lost();
+        self.force_rtx = true;
+        self.stats.fast_retransmits += 1;
+        if !self.sack_ok {
+            // RFC 6582 3.2 step 2: cwnd = ssthresh + 3*SMSS.
+            self.recovery_cwnd = Some(self.cc.congestion_window() + 3 * self.mss as u64);
+        }
+    }
+
+    /// The receiver's half: reassembly, FIN and the ACK policy.
+    fn process_data(&mut self, now: Instant, seg: &Segment, off: i64) {
+        let len = seg.payload_len as u64;
+        let mut fin = seg.flags.fin();
+        if len == 0 && !fin {
+            return;
+        }
+        if self.fin_received {
+            // Everything after the FIN is a retransmission: re-ACK (RFC 9293 3.10.7.4).
+            self.ack_now = true;
+            return;
+        }
+        let start = off as u64;
+        let end = start + len;
+        let mut in_order = false;
+        if len > 0 {
+            if end <= self.rcv_nxt {
+                // A duplicate: ACK at once so the sender learns our state.
+                self.ack_now = true;
+            } else if start >= self.adv_right {
+                // Beyond the right edge (a zero-window probe, say): drop but ACK.
+                self.ack_now = true;
+                fin = false;
+            } else {
+                let s = start.max(self.rcv_nxt);
+                let e = end.min(self.adv_right);
+                if e < end {
+                    fin = false;
+                    self.ack_now = true;
+                }
+                if s > self.rcv_nxt {
+                    // Out of order: immediate ACK (RFC 5681 4.2) carrying the SACK blocks.
+                    self.unique_accepted += self.reasm.insert(s, e, true);
+                    self.ack_now = true;
+                } else {
+                    let had_gaps = self.reasm.has_gaps();
+                    self.unique_accepted += self.reasm.insert(s, e, false);
+                    while let Some(top) = self.reasm.pop_contiguous(self.rcv_nxt) {
+                        self.rcv_nxt = top;
+                    }
+                    if had_gaps {
+                        // Filling (part of) a gap: ACK at once (RFC 5681 4.2).
+                        self.ack_now = true;
+                    }
+                    in_order = true;
+                    self.pending_ack_bytes += e - s;
+                }
+            }
+        }
+        if fin {
+            match self.peer_fin_at {
+                None => self.peer_fin_at = Some(end),
+                Some(f) if f != end => self.stats.invalid_segments += 1,
+                _ => {}
+            }
+            self.ack_now = true;
+        }
+        if let Some(f) = self.peer_fin_at {
+            if f == self.rcv_nxt && !self.fin_received {
+                self.fin_received = true;
+                self.ack_now = true;
+            }
+        }
+        debug_assert_eq!(self.unique_accepted, self.rcv_nxt + self.reasm.ooo_bytes());
+        if in_order && !self.ack_now {
+            // RFC 1122 4.2.3.2 / RFC 5681 4.2: ACK every `delayed_ack_count` full-sized
+            // segments' worth of bytes, else within `delayed_ack_timeout`.
+            let full = self.cfg.delayed_ack_count.max(1) as u64 * self.mss as u64;
+            if !self.cfg.delayed_ack || self.pending_ack_bytes >= full {
+                self.ack_now = true;
+            } else if !self.timers.is_armed(Timer::DelayedAck) {
+                self.timers
+                    .arm(Timer::DelayedAck, now + self.cfg.delayed_ack_timeout);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- input: timers
+
+    /// Fires every timer due at `now`; a call with nothing due does nothing.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.timers.take_expired(Timer::Retransmit, now) {
+            self.on_rto(now);
+        }
+        if self.timers.take_expired(Timer::Persist, now) && self.conn == Conn::Established {
+            self.probe_pending = true;
+            self.persist_backoff = self.persist_backoff.saturating_add(1);
+        }
+        if self.timers.take_expired(Timer::DelayedAck, now) && self.conn == Conn::Established {
+            self.ack_now = true;
+        }
+        self.timers.take_expired(Timer::Pacing, now);
+        self.sync_timers(now);
+    }
+
+    fn on_rto(&mut self, now: Instant) {
+        match self.conn {
+            Conn::SynSent | Conn::SynReceived => {
+                self.syn_pending = true;
+                self.syn_retransmitted = true;
+                self.stats.timeouts += 1;
+                self.rtt.back_off();
+                self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+            }
+            Conn::Established => {
+                if self.sb.is_empty() {
+                    return;
+                }
+                self.stats.timeouts += 1;
+                // RFC 5681 3.1: ssthresh is held when the segment already timed out once.
+                if self.rtt.backoff() == 0 {
+                    let flight = self.sb.flight_size();
+                    self.cc
+                        .on_congestion_event(now, CongestionEvent::Timeout, flight, &self.rtt);
+                }
+                self.sb.on_rto();
+                // RFC 6675 5.1 / RFC 6582: no fast recovery until everything sent so far is
+                // acknowledged.
+                self.in_recovery = false;
+                self.recovery_cwnd = None;
+                self.recover = self.snd_max();
+                self.dupacks = 0;
+                self.force_rtx = false;
+                self.probe_at = None;
+                // RFC 6298 5.5 and 5.6.
+                self.rtt.back_off();
+                self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+            }
+            _ => {}
+        }
+    }
+
+    /// Arms or disarms the retransmit and persist timers from the current state.
+    fn sync_timers(&mut self, now: Instant) {
+        if self.conn != Conn::Established {
+            return;
+        }
+        let probe_only = self.probe_at.is_some() && self.sb.len() == 1;
+        // RFC 6298 5.1/5.2: the timer runs while data is outstanding; a lone zero-window
+        // probe is covered by the persist timer instead.
+        if self.sb.is_empty() || probe_only {
+            self.timers.disarm(Timer::Retransmit);
+        } else if !self.timers.is_armed(Timer::Retransmit) {
+            self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+        }
+        // RFC 9293 3.8.6.1 (and RFC 1122 4.2.3.4's override timer): data waits, the peer's
+        // window is too small to send it, and nothing is in flight to bring an update.
+        let unsent = self.written - self.snd_nxt;
+        let blocked = unsent > 0
+            && self.wnd_avail() < unsent.min(self.mss as u64)
+            && (self.sb.is_empty() || probe_only);
+        if blocked {
+            if !self.timers.is_armed(Timer::Persist) {
+                self.timers
+                    .arm(Timer::Persist, now + self.persist_interval());
+            }
+        } else {
+            self.timers.disarm(Timer::Persist);
+            self.persist_backoff = 0;
+        }
+    }
+
+    /// RTO-based interval doubled per unanswered probe, capped at `max_persist`.
+    fn persist_interval(&self) -> Duration {
+        let mut d = self.rtt.base_rto();
+        for _ in 0..self.persist_backoff {
+            d = d.saturating_mul(2);
+            if d >= self.cfg.max_persist {
+                break;
+            }
+        }
+        d.min(self.cfg.max_persist)
+    }
+
+    // ---------------------------------------------------------------- output
+
+    /// The next segment to send at `now`, if any. Call until `None` after every input.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Segment> {
+        let out = match self.conn {
+            Conn::Closed | Conn::Listen => None,
+            Conn::SynSent | Conn::SynReceived => {
+                if self.syn_pending {
+                    Some(self.make_syn(now))
+                } else {
+                    None
+                }
+            }
+            Conn::Established => {
+                let mut out = None;
+                if self.probe_pending {
+                    self.probe_pending = false;
+                    out = self.send_probe(now);
+                }
+                if out.is_none() {
+                    out = self.send_data(now);
+                }
+                if out.is_none() && self.ack_now {
+                    out = Some(self.make_ack(now));
+                }
+                out
+            }
+        };
+        if out.is_some() {
+            self.stats.segments_sent += 1;
+        }
+        self.sync_timers(now);
+        out
+    }
+
+    /// The earliest armed deadline (retransmit, persist, delayed ACK or pacing).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        todo!()
+        self.timers.earliest()
     }
-    pub fn write(&mut self, _now: Instant, _bytes: u64) -> u64 {
-        todo!()
+
+    fn tsval(&self, now: Instant) -> u32 {
+        let g = self.cfg.ts_granularity.as_nanos().max(1);
+        ((now.as_nanos() + self.cfg.ts_offset.as_nanos()) / g) as u32
     }
-    pub fn close(&mut self, _now: Instant) {
-        todo!()
+
+    fn make_syn(&mut self, now: Instant) -> Segment {
+        self.syn_pending = false;
+        let active = self.conn == Conn::SynSent;
+        let mut o = TcpOptions {
+            mss: Some(self.cfg.mss.min(65535) as u16),
+            ..Default::default()
+        };
+        let ws = self.cfg.window_scale && (active || self.peer_offered_ws.is_some());
+        if ws {
+            o.window_scale = Some(self.our_wscale);
+        }
+        o.sack_permitted = self.cfg.sack && (active || self.peer_offered_sack);
+        if self.cfg.timestamps && (active || self.peer_offered_ts) {
+            let tsecr = if active { 0 } else { self.ts_recent };
+            o.timestamps = Some(Timestamps {
+                tsval: self.tsval(now),
+                tsecr,
+            });
+        }
+        let window = self.cfg.rcv_buf_bytes.min(65535);
+        self.adv_right = window;
+        self.last_adv_wnd = window;
+        if self.syn_sent_at.is_none() {
+            self.syn_sent_at = Some(now);
+        }
+        if !self.timers.is_armed(Timer::Retransmit) {
+            self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+        }
+        let (flags, ack) = if active {
+            (Flags::SYN, SeqNo(0))
+        } else {
+            self.last_ack_sent = self.irs + 1;
+            (Flags::SYN | Flags::ACK, self.irs + 1)
+        };
+        Segment {
+            seq: self.iss,
+            ack,
+            flags,
+            window: window as u16,
+            options: o,
+            payload_len: 0,
+            payload_tag: 0,
+        }
     }
-    pub fn read(&mut self, _now: Instant, _max: u64) -> Option<ReadChunk> {
-        todo!()
+
+    fn wnd_avail(&self) -> u64 {
+        (self.snd_una + self.peer_wnd).saturating_sub(self.snd_nxt)
     }
+
+    fn send_probe(&mut self, now: Instant) -> Option<Segment> {
+        if let Some(p) = self.probe_at {
+            if self.sb.front().is_some_and(|f| f.start == p) {
+                // Repeat the same probe byte; it stays out of the pipe accounting.
+                self.sb.touch(0, now);
+                let s = *self.sb.get(0);
+                self.stats.zero_window_probes_sent += 1;
+                return Some(self.data_segment(now, s.start, s.len, s.fin));
+            }
+            self.probe_at = None;
+        }
+        let unsent = self.written - self.snd_nxt;
+        if unsent == 0 || !self.sb.is_empty() {
+            return None;
+        }
+        let wnd = self.wnd_avail();
+        if wnd == 0 {
+            // RFC 9293 3.8.6.1: probe a zero window with one byte of new data.
+            self.probe_at = Some(self.snd_nxt);
+            self.stats.zero_window_probes_sent += 1;
+            Some(self.send_new(now, 1))
+        } else {
+            // RFC 1122 4.2.3.4 override: send what the small window allows.
+            let len = unsent.min(self.mss as u64).min(wnd);
+            Some(self.send_new(now, len as u32))
+        }
+    }
+
+    /// RFC 6675 NextSeg() (rules 1-3) under cwnd, the peer's window and Nagle/SWS.
+    fn send_data(&mut self, now: Instant) -> Option<Segment> {
+        if let Some(_rate) = self.cc.pacing_rate() {
+            if now < self.next_send_at {
+                if self.written > self.snd_nxt
+                    || self.force_rtx
+                    || self.sb.pipe() < self.sb.flight_size()
+                {
+                    self.timers.arm(Timer::Pacing, self.next_send_at);
+                }
+                return None;
+            }
+        }
+        let avail = self.cwnd().saturating_sub(self.sb.pipe());
+        if self.force_rtx {
+            self.force_rtx = false;
+            if let Some(i) = self.sb.next_lost() {
+                return Some(self.retransmit(now, i));
+            }
+        }
+        // Rule 1: the first lost segment.
+        if let Some(i) = self.sb.next_lost() {
+            let l = self.sb.get(i).len as u64;
+            if l == 0 || avail >= l.min(self.mss as u64) {
+                return Some(self.retransmit(now, i));
+            }
+            return None;
+        }
+        // Rule 2: new data.
+        let unsent = self.written - self.snd_nxt;
+        let mss = self.mss as u64;
+        if unsent == 0 {
+            if self.fin_queued && !self.fin_sent {
+                return Some(self.send_new(now, 0));
+            }
+        } else {
+            let len = unsent.min(mss).min(self.wnd_avail());
+            // cwnd must hold a full segment, or all the remaining data if that is smaller.
+            if len > 0 && avail >= unsent.min(mss) {
+                let idle = self.sb.is_empty() || !self.cfg.nagle;
+                // RFC 1122 4.2.3.4 sender SWS avoidance (with Nagle when enabled):
+                // a full segment, or all queued data, or at least half the largest window.
+                let ok =
+                    len >= mss || (idle && len == unsent) || (idle && len >= self.max_peer_wnd / 2);
+                if ok {
+                    return Some(self.send_new(now, len as u32));
+                }
+            }
+        }
+        // Rule 3: in SACK recovery, an un-SACKed segment below the highest SACK.
+        if self.in_recovery && self.sack_ok && avail >= mss {
+            if let Some(i) = self.sb.next_rule3() {
+                return Some(self.retransmit(now, i));
+            }
+        }
+        None
+    }
+
+    fn send_new(&mut self, now: Instant, len: u32) -> Segment {
+        let start = self.snd_nxt;
+        let fin = self.fin_queued && start + len as u64 == self.written;
+        self.sb.push(SentSeg {
+            start,
+            len,
+            fin,
+            sent_at: now,
+            sacked: false,
+            lost: false,
+            rtx_in_pipe: false,
+            retransmitted: false,
+        });
+        self.snd_nxt += len as u64;
+        self.fin_sent |= fin;
+        self.cc.on_packet_sent(now, len, self.sb.pipe(), false);
+        self.data_segment(now, start, len, fin)
+    }
+
+    fn retransmit(&mut self, now: Instant, i: usize) -> Segment {
+        self.sb.on_retransmit(i, now);
+        let s = *self.sb.get(i);
+        self.stats.retransmitted_segments += 1;
+        self.stats.retransmitted_bytes += s.len as u64;
+        self.cc.on_packet_sent(now, s.len, self.sb.pipe(), true);
+        self.data_segment(now, s.start, s.len, s.fin)
+    }
+
+    fn data_segment(&mut self, now: Instant, start: u64, len: u32, fin: bool) -> Segment {
+        let mut seg = Segment {
+            seq: self.snd_seq(start),
+            flags: if fin {
+                Flags::ACK | Flags::FIN
+            } else {
+                Flags::ACK
+            },
+            payload_len: len,
+            payload_tag: if len > 0 { payload_tag(start, len) } else { 0 },
+            ..Default::default()
+        };
+        if len > 0 {
+            self.stats.data_segments_sent += 1;
+            self.stats.data_bytes_sent += len as u64;
+        }
+        self.finish(now, &mut seg);
+        if !self.timers.is_armed(Timer::Retransmit) && self.probe_at.is_none() {
+            // RFC 6298 5.1.
+            self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+        }
+        if let Some(rate) = self.cc.pacing_rate() {
+            self.next_send_at = now + rate.tx_time(seg.ip_len() as u64);
+        }
+        seg
+    }
+
+    fn make_ack(&mut self, now: Instant) -> Segment {
+        let mut seg = Segment {
+            seq: self.snd_seq(self.snd_max()),
+            flags: Flags::ACK,
+            ..Default::default()
+        };
+        self.stats.acks_sent += 1;
+        if self.window_update_due {
+            self.stats.window_updates_sent += 1;
+        }
+        self.finish(now, &mut seg);
+        seg
+    }
+
+    /// Fills ACK, window and options; every segment carries the current ACK.
+    fn finish(&mut self, now: Instant, seg: &mut Segment) {
+        seg.ack = self.rcv_ack_seq();
+        seg.window = self.window_field();
+        if self.ts_ok {
+            seg.options.timestamps = Some(Timestamps {
+                tsval: self.tsval(now),
+                tsecr: self.ts_recent,
+            });
+        }
+        if self.sack_ok && self.reasm.has_gaps() {
+            let mut blocks = [(0u64, 0u64); 4];
+            let n = self
+                .reasm
+                .sack_blocks(seg.options.max_sack_blocks(), &mut blocks);
+            for &(s, e) in &blocks[..n] {
+                seg.options.push_sack(SackBlock {
+                    start: self.rcv_seq(s),
+                    end: self.rcv_seq(e),
+                });
+            }
+        }
+        self.last_ack_sent = seg.ack;
+        self.ack_now = false;
+        self.window_update_due = false;
+        self.pending_ack_bytes = 0;
+        self.timers.disarm(Timer::DelayedAck);
+    }
+
+    /// The window to advertise now, with receiver SWS avoidance (RFC 1122 4.2.3.3): the
+    /// right edge advances only when it can move by min(rcv_buf / 2, MSS), and never
+    /// retreats; when the scale factor would round it back, it is rounded up instead
+    /// (RFC 7323 2.4 allows extending).
+    fn window_field(&mut self) -> u16 {
+        let edge = classic::right_edge(
+            self.read_off,
+            self.cfg.rcv_buf_bytes,
+            self.adv_right,
+            self.mss,
+        );
+        let edge = edge.max(self.rcv_nxt);
+        let ws = self.rcv_wscale as u32;
+        let mut field = (edge - self.rcv_nxt) >> ws;
+        if self.rcv_nxt + (field << ws) < self.adv_right {
+            field += 1;
+        }
+        let field = field.min(65535);
+        let wnd = field << ws;
+        debug_assert!(
+            self.rcv_nxt + wnd >= self.adv_right,
+            "advertised right edge moved left"
+        );
+        self.adv_right = self.adv_right.max(self.rcv_nxt + wnd);
+        if wnd == 0 && self.last_adv_wnd != 0 {
+            self.stats.zero_windows_advertised += 1;
+        }
+        self.last_adv_wnd = wnd;
+        field as u16
+    }
+
+    // ---------------------------------------------------------------- application
+
+    /// Accepts up to `bytes` virtual bytes into the send buffer; returns how many.
+    pub fn write(&mut self, now: Instant, bytes: u64) -> u64 {
+        if self.fin_queued || self.conn == Conn::Closed {
+            return 0;
+        }
+        let n = bytes.min(self.send_buffer_free());
+        self.written += n;
+        self.sync_timers(now);
+        n
+    }
+
+    /// Queues a FIN after all written data.
+    pub fn close(&mut self, now: Instant) {
+        self.fin_queued = true;
+        self.sync_timers(now);
+    }
+
+    /// Hands the next in-order bytes (up to `max`) to the application, freeing buffer space.
+    pub fn read(&mut self, now: Instant, max: u64) -> Option<ReadChunk> {
+        let n = (self.rcv_nxt - self.read_off).min(max);
+        if n == 0 {
+            return None;
+        }
+        let chunk = ReadChunk {
+            offset: self.read_off,
+            len: n,
+        };
+        self.read_off += n;
+        self.stats.bytes_read += n;
+        if self.conn == Conn::Established && !self.fin_received {
+            // Unsolicited window update (RFC 9293 3.8.6.2.2, rule in fc::classic).
+            let buf = self.cfg.rcv_buf_bytes;
+            if classic::window_update_due(
+                self.read_off,
+                self.rcv_nxt,
+                buf,
+                self.adv_right,
+                self.mss,
+            ) {
+                self.window_update_due = true;
+                self.ack_now = true;
+            }
+        }
+        self.sync_timers(now);
+        Some(chunk)
+    }
+
     pub fn readable_bytes(&self) -> u64 {
-        todo!()
+        self.rcv_nxt - self.read_off
     }
+
     pub fn state(&self) -> EndpointState {
-        todo!()
+        match self.conn {
+            Conn::Closed => EndpointState::Closed,
+            Conn::Listen => EndpointState::Listen,
+            Conn::SynSent => EndpointState::SynSent,
+            Conn::SynReceived => EndpointState::SynReceived,
+            Conn::Established => {
+                if self.fin_acked && self.fin_received {
+                    EndpointState::Done
+                } else if self.fin_received {
+                    EndpointState::CloseWait
+                } else if self.fin_sent {
+                    EndpointState::FinWait
+                } else {
+                    EndpointState::Established
+                }
+            }
+        }
     }
+
     pub fn stats(&self) -> &TcpStats {
-        todo!()
+        &self.stats
     }
+
+    /// The sending window in bytes: the CC's window, or RFC 6582's inflated window during
+    /// NewReno recovery, plus RFC 3042 limited transmit on the first duplicate ACKs.
     pub fn cwnd(&self) -> u64 {
-        todo!()
+        if let Some(c) = self.recovery_cwnd {
+            return c;
+        }
+        let mut c = self.cc.congestion_window();
+        if !self.sack_ok
+            && !self.in_recovery
+            && self.dupacks < self.cfg.dupack_threshold
+            && self.snd_una >= self.recover
+        {
+            c += self.dupacks.min(2) as u64 * self.mss as u64;
+        }
+        c
     }
+
+    /// RFC 6675 pipe: bytes believed in the network (retransmissions counted).
     pub fn bytes_in_flight(&self) -> u64 {
-        todo!()
+        self.sb.pipe()
     }
+
     pub fn peer_window(&self) -> u64 {
-        todo!()
+        self.peer_wnd
     }
+
     pub fn advertised_window(&self) -> u64 {
-        todo!()
+        self.last_adv_wnd
     }
+
     pub fn srtt(&self) -> Option<Duration> {
-        todo!()
+        self.rtt.srtt
     }
+
     pub fn send_buffer_free(&self) -> u64 {
-        todo!()
+        let unacked = self.written - self.snd_una.min(self.written);
+        self.cfg.snd_buf_bytes.saturating_sub(unacked)
     }
+
     pub fn all_data_acked(&self) -> bool {
-        todo!()
+        self.snd_una >= self.written && (!self.fin_queued || self.fin_acked)
+    }
+
+    // ---------------------------------------------------------------- introspection
+
+    /// The RTT estimator (congestion controllers and tracing read it).
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// The congestion controller's slow-start threshold.
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh()
+    }
+
+    /// Whether fast recovery (RFC 6675 or RFC 6582) is in progress.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// The negotiated effective MSS.
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
+    /// Negotiated options: (SACK, timestamps, our receive shift, peer's shift).
+    pub fn negotiated(&self) -> (bool, bool, u8, u8) {
+        (self.sack_ok, self.ts_ok, self.rcv_wscale, self.snd_wscale)
+    }
+
+    /// The right edge of the window we advertised, as a stream offset (never decreases).
+    pub fn rcv_right_edge(&self) -> u64 {
+        self.adv_right
+    }
+
+    /// A deadline of one timer (dialogue tests).
+    pub fn timer(&self, t: Timer) -> Option<Instant> {
+        self.timers.get(t)
+    }
+
+    /// Checks internal invariants; the error names the first one violated.
+    pub fn check_invariants(&self, now: Instant) -> Result<(), String> {
+        for t in Timer::ALL {
+            if let Some(d) = self.timers.get(t) {
+                if d < now {
+                    return Err(format!("{t:?} timer armed in the past: {d:?} < {now:?}"));
+                }
+            }
+        }
+        if self.conn != Conn::Established {
+            return Ok(());
+        }
+        self.sb.check(self.snd_una, self.snd_max())?;
+        if self.sb.pipe() > 2 * self.sb.flight_size() {
+            return Err(format!(
+                "pipe {} exceeds twice the flight {}",
+                self.sb.pipe(),
+                self.sb.flight_size()
+            ));
+        }
+        if self.unique_accepted != self.rcv_nxt + self.reasm.ooo_bytes() {
+            return Err(format!(
+                "reassembly: accepted {} != delivered {} + buffered {}",
+                self.unique_accepted,
+                self.rcv_nxt,
+                self.reasm.ooo_bytes()
+            ));
+        }
+        if let Some(&(_, e)) = self.reasm.ranges().last() {
+            if e > self.adv_right {
+                return Err(format!(
+                    "out-of-order data at {e} beyond right edge {}",
+                    self.adv_right
+                ));
+            }
+        }
+        if self.snd_una > self.snd_max() || self.snd_nxt > self.written {
+            return Err("sender positions out of order".into());
+        }
+        Ok(())
     }
 }

@@ -2,9 +2,13 @@
 //! RFC 2018 / RFC 6675, RFC 6582, RFC 6298, RFC 1122 and RFC 5681).
 
 pub mod endpoint;
+pub mod reassembly;
 pub mod rtt;
+pub mod sack;
+pub mod timers;
 
 pub use endpoint::{Endpoint, EndpointState, ReadChunk, TcpStats};
+pub use timers::Timer;
 
 use crate::cc::CcKind;
 use crate::fc::FcKind;

@@ -1,0 +1,376 @@
+//! The sender's scoreboard (RFC 6675 sections 2-4): one record per transmitted segment,
+//! the pipe estimate kept incrementally, IsLost() via DupThresh, and the NextSeg() rules.
+//! Positions are 64-bit stream offsets (0 = first byte after the SYN); a FIN occupies one
+//! position after the last data byte.
+
+use crate::time::{Duration, Instant};
+use std::collections::VecDeque;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SentSeg {
+    pub start: u64,
+    /// Payload bytes.
+    pub len: u32,
+    pub fin: bool,
+    /// Time of the latest transmission.
+    pub sent_at: Instant,
+    pub sacked: bool,
+    /// IsLost() held (or an RTO declared it lost).
+    pub lost: bool,
+    /// Retransmitted since it was last declared lost: counts in pipe again
+    /// (RFC 6675 SetPipe rule (b), "S1 <= HighRxt").
+    pub rtx_in_pipe: bool,
+    /// Ever retransmitted: Karn's rule forbids RTT samples from it.
+    pub retransmitted: bool,
+}
+
+impl SentSeg {
+    pub fn end(&self) -> u64 {
+        self.start + self.len as u64 + self.fin as u64
+    }
+    /// RFC 6675 SetPipe() contribution, in payload bytes.
+    fn pipe(&self) -> u64 {
+        if self.sacked {
+            0
+        } else {
+            let l = self.len as u64;
+            (!self.lost as u64) * l + (self.rtx_in_pipe as u64) * l
+        }
+    }
+}
+
+/// What a cumulative ACK removed from the scoreboard.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Acked {
+    pub bytes: u64,
+    /// Send time of the newest newly-acknowledged segment, when Karn's rule allows a sample.
+    pub rtt_from: Option<Instant>,
+    pub fin: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SentSeg>,
+    pipe: u64,
+    sacked_bytes: u64,
+    /// End of the highest SACKed segment (RFC 6675 "highest octet covered by any SACK" + 1).
+    high_sacked: u64,
+    /// No lost, not-yet-retransmitted segment starts below this offset.
+    rtx_cursor: u64,
+}
+
+impl Scoreboard {
+    pub fn with_capacity(n: usize) -> Self {
+        Scoreboard {
+            segs: VecDeque::with_capacity(n),
+            ..Default::default()
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    pub fn pipe(&self) -> u64 {
+        self.pipe
+    }
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked_bytes
+    }
+    pub fn high_sacked(&self) -> u64 {
+        self.high_sacked
+    }
+    pub fn front(&self) -> Option<&SentSeg> {
+        self.segs.front()
+    }
+    pub fn get(&self, i: usize) -> &SentSeg {
+        &self.segs[i]
+    }
+    /// Payload bytes outstanding (RFC 5681 FlightSize: sent and not cumulatively acked).
+    pub fn flight_size(&self) -> u64 {
+        match (self.segs.front(), self.segs.back()) {
+            (Some(f), Some(b)) => b.start + b.len as u64 - f.start,
+            _ => 0,
+        }
+    }
+
+    /// Applies `f` to segment `i` keeping pipe and the SACK total exact.
+    fn update(&mut self, i: usize, f: impl FnOnce(&mut SentSeg)) {
+        let s = &mut self.segs[i];
+        let (p0, sk0) = (s.pipe(), s.sacked);
+        f(s);
+        let (p1, sk1) = (s.pipe(), s.sacked);
+        self.pipe = self.pipe - p0 + p1;
+        if sk0 != sk1 {
+            if sk1 {
+                self.sacked_bytes += s.len as u64;
+            } else {
+                self.sacked_bytes -= s.len as u64;
+            }
+        }
+    }
+
+    pub fn push(&mut self, seg: SentSeg) {
+        debug_assert!(self.segs.back().is_none_or(|b| b.end() == seg.start));
+        self.pipe += seg.pipe();
+        self.segs.push_back(seg);
+    }
+
+    /// Removes everything below the cumulative ACK at position `ack`.
+    pub fn ack_to(&mut self, ack: u64) -> Acked {
+        let mut out = Acked::default();
+        while let Some(f) = self.segs.front().copied() {
+            if f.end() <= ack {
+                self.pipe -= f.pipe();
+                if f.sacked {
+                    self.sacked_bytes -= f.len as u64;
+                }
+                out.bytes += f.len as u64;
+                out.fin |= f.fin;
+                // Karn: the newest segment decides; a SACKed one was delivered at an unknown
+                // earlier time, a retransmitted one is ambiguous.
+                out.rtt_from = (!f.retransmitted && !f.sacked).then_some(f.sent_at);
+                self.segs.pop_front();
+            } else {
+                if f.start < ack {
+                    // A cumulative ACK inside a segment (the peer trimmed it): keep the tail.
+                    let n = (ack - f.start) as u32;
+                    out.bytes += n as u64;
+                    self.update(0, |s| {
+                        s.start = ack;
+                        s.len -= n;
+                    });
+                    if f.sacked {
+                        // sacked_bytes tracked the old length.
+                        self.sacked_bytes -= n as u64;
+                    }
+                    out.rtt_from = None;
+                }
+                break;
+            }
+        }
+        if self.segs.is_empty() {
+            self.high_sacked = ack.max(self.high_sacked);
+        }
+        self.rtx_cursor = self.rtx_cursor.max(ack);
+        out
+    }
+
+    /// Marks segments wholly inside `[start, end)` as SACKed; returns newly SACKed bytes.
+    pub fn sack(&mut self, start: u64, end: u64) -> u64 {
+        let mut i = self.segs.partition_point(|s| s.start < start);
+        let mut newly = 0;
+        while i < self.segs.len() && self.segs[i].end() <= end {
+            if !self.segs[i].sacked && self.segs[i].len > 0 && !self.segs[i].fin {
+                newly += self.segs[i].len as u64;
+                self.update(i, |s| s.sacked = true);
+                self.high_sacked = self.high_sacked.max(self.segs[i].end());
+            }
+            i += 1;
+        }
+        newly
+    }
+
+    /// RFC 6675 IsLost(): a segment is lost once DupThresh SACKed segments, or more than
+    /// (DupThresh - 1) * SMSS SACKed bytes, lie above it. Losses form a prefix of the
+    /// un-SACKed segments, so the backward scan stops at the first one already marked.
+    pub fn mark_losses(&mut self, dupthresh: u32, mss: u32) -> bool {
+        if self.sacked_bytes == 0 {
+            return false;
+        }
+        let (mut cnt, mut bytes, mut any) = (0u32, 0u64, false);
+        let byte_thresh = (dupthresh.saturating_sub(1) as u64) * mss as u64;
+        for i in (0..self.segs.len()).rev() {
+            let s = self.segs[i];
+            if s.sacked {
+                cnt += 1;
+                bytes += s.len as u64;
+                continue;
+            }
+            if cnt >= dupthresh || bytes > byte_thresh {
+                if s.lost {
+                    break;
+                }
+                self.update(i, |s| s.lost = true);
+                self.rtx_cursor = self.rtx_cursor.min(s.start);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Declares the first outstanding segment lost (fast retransmit, NewReno partial ACK).
+    pub fn mark_front_lost(&mut self) -> bool {
+        if self.segs.is_empty() || self.segs[0].sacked {
+            return false;
+        }
+        self.update(0, |s| {
+            s.lost = true;
+            s.rtx_in_pipe = false;
+        });
+        self.rtx_cursor = self.rtx_cursor.min(self.segs[0].start);
+        true
+    }
+
+    /// RTO (RFC 6675 section 5.1, RFC 5681 go-back-N): every un-SACKed segment is lost and
+    /// no retransmission is in the pipe any more. SACK marks are kept (our peer never reneges).
+    pub fn on_rto(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.lost = !s.sacked;
+            s.rtx_in_pipe = false;
+        }
+        self.pipe = 0;
+        self.rtx_cursor = self.segs.front().map_or(0, |s| s.start);
+    }
+
+    /// NextSeg() rule 1: the first lost segment not yet retransmitted.
+    pub fn next_lost(&mut self) -> Option<usize> {
+        let mut i = self.segs.partition_point(|s| s.start < self.rtx_cursor);
+        while i < self.segs.len() {
+            let s = &self.segs[i];
+            if !s.sacked && !s.rtx_in_pipe {
+                if s.lost {
+                    self.rtx_cursor = s.start;
+                    return Some(i);
+                }
+                // Losses are a prefix of the un-SACKed segments: nothing further is lost.
+                return None;
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// NextSeg() rule 3: an un-SACKed, not-lost, not-retransmitted segment below the
+    /// highest SACKed octet.
+    pub fn next_rule3(&self) -> Option<usize> {
+        let mut i = self.segs.partition_point(|s| s.start < self.rtx_cursor);
+        while i < self.segs.len() && self.segs[i].end() <= self.high_sacked {
+            let s = &self.segs[i];
+            if !s.sacked && !s.lost && !s.rtx_in_pipe {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Records the retransmission of segment `i` at `now`.
+    pub fn on_retransmit(&mut self, i: usize, now: Instant) {
+        self.update(i, |s| {
+            s.rtx_in_pipe = true;
+            s.retransmitted = true;
+            s.sent_at = now;
+        });
+    }
+
+    /// Re-sends segment `i` without changing its loss state (a repeated zero-window probe).
+    pub fn touch(&mut self, i: usize, now: Instant) {
+        let s = &mut self.segs[i];
+        s.retransmitted = true;
+        s.sent_at = now;
+    }
+
+    /// The pipe recomputed from scratch (for invariant checks).
+    pub fn recompute_pipe(&self) -> u64 {
+        self.segs.iter().map(|s| s.pipe()).sum()
+    }
+
+    /// Structural invariants; an error string names the first violation.
+    pub fn check(&self, una: u64, max: u64) -> Result<(), String> {
+        let pipe = self.recompute_pipe();
+        if pipe != self.pipe {
+            return Err(format!("pipe {} != recomputed {}", self.pipe, pipe));
+        }
+        let sacked: u64 = self
+            .segs
+            .iter()
+            .filter(|s| s.sacked)
+            .map(|s| s.len as u64)
+            .sum();
+        if sacked != self.sacked_bytes {
+            return Err(format!(
+                "sacked {} != recomputed {}",
+                self.sacked_bytes, sacked
+            ));
+        }
+        let mut at = una;
+        for s in &self.segs {
+            if s.start != at {
+                return Err(format!(
+                    "scoreboard gap at {at}: next segment starts at {}",
+                    s.start
+                ));
+            }
+            at = s.end();
+        }
+        if !self.segs.is_empty() && at != max {
+            return Err(format!("scoreboard ends at {at}, snd_max is {max}"));
+        }
+        Ok(())
+    }
+
+    /// Age of the oldest outstanding transmission (diagnostics).
+    pub fn oldest_age(&self, now: Instant) -> Option<Duration> {
+        self.segs.front().map(|s| now.saturating_since(s.sent_at))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut sb = Scoreboard::default();
+        for i in 0..n {
+            sb.push(SentSeg {
+                start: i * 1000,
+                len: 1000,
+                fin: false,
+                sent_at: Instant::ZERO,
+                sacked: false,
+                lost: false,
+                rtx_in_pipe: false,
+                retransmitted: false,
+            });
+        }
+        sb
+    }
+
+    #[test]
+    fn is_lost_after_dupthresh_sacked_segments_rfc6675_4() {
+        // RFC 6675 section 4, IsLost(SeqNum): "DupThresh discontiguous SACKed sequences have
+        // arrived above 'SeqNum'" (we count SACKed segments) or more than
+        // (DupThresh - 1) * SMSS bytes above it are SACKed.
+        let mut sb = board(10);
+        sb.sack(6000, 8000);
+        assert!(!sb.mark_losses(3, 1000));
+        assert_eq!(sb.pipe(), 8000);
+        sb.sack(8000, 9000);
+        assert!(sb.mark_losses(3, 1000));
+        // Segments 0..=5 are lost: out of the pipe (SetPipe rule (a)).
+        assert!((0..6).all(|i| sb.get(i).lost) && !sb.get(9).lost);
+        assert_eq!(sb.pipe(), 1000);
+        assert_eq!(sb.next_lost(), Some(0));
+        sb.on_retransmit(0, Instant::ZERO);
+        // Rule (b): the retransmission is in the pipe again.
+        assert_eq!(sb.pipe(), 2000);
+        assert_eq!(sb.next_lost(), Some(1));
+        assert_eq!(sb.check(0, 10_000), Ok(()));
+    }
+
+    #[test]
+    fn cumulative_ack_trims_and_applies_karn() {
+        let mut sb = board(3);
+        sb.on_retransmit(0, Instant::from_millis(5));
+        let a = sb.ack_to(1000);
+        assert_eq!((a.bytes, a.rtt_from), (1000, None));
+        let a = sb.ack_to(1500);
+        assert_eq!((a.bytes, a.rtt_from), (500, None));
+        assert_eq!(sb.pipe(), 1500);
+        let a = sb.ack_to(3000);
+        assert_eq!((a.bytes, a.rtt_from), (1500, Some(Instant::ZERO)));
+        assert!(sb.is_empty());
+    }
+}

@@ -1,0 +1,66 @@
+//! The endpoint's timers (RFC 6298 retransmission, RFC 9293 3.8.6.1 persist, RFC 1122
+//! 4.2.3.2 delayed ACK, pacing) as a fixed table indexed by an enum: arming, disarming and
+//! finding the earliest deadline never walk a list (DESIGN.md "Timers").
+
+use crate::time::Instant;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    Retransmit = 0,
+    Persist = 1,
+    DelayedAck = 2,
+    Pacing = 3,
+}
+
+impl Timer {
+    pub const ALL: [Timer; 4] = [
+        Timer::Retransmit,
+        Timer::Persist,
+        Timer::DelayedAck,
+        Timer::Pacing,
+    ];
+}
+
+/// Deadlines, `Instant::MAX` when disarmed.
+#[derive(Clone, Debug)]
+pub struct TimerTable {
+    deadline: [Instant; 4],
+}
+
+impl Default for TimerTable {
+    fn default() -> Self {
+        TimerTable {
+            deadline: [Instant::MAX; 4],
+        }
+    }
+}
+
+impl TimerTable {
+    pub fn arm(&mut self, t: Timer, at: Instant) {
+        self.deadline[t as usize] = at;
+    }
+    pub fn disarm(&mut self, t: Timer) {
+        self.deadline[t as usize] = Instant::MAX;
+    }
+    pub fn get(&self, t: Timer) -> Option<Instant> {
+        let d = self.deadline[t as usize];
+        (d != Instant::MAX).then_some(d)
+    }
+    pub fn is_armed(&self, t: Timer) -> bool {
+        self.deadline[t as usize] != Instant::MAX
+    }
+    /// Disarms and reports whether `t` is due at `now`.
+    pub fn take_expired(&mut self, t: Timer, now: Instant) -> bool {
+        let d = self.deadline[t as usize];
+        if d != Instant::MAX && d <= now {
+            self.deadline[t as usize] = Instant::MAX;
+            true
+        } else {
+            false
+        }
+    }
+    pub fn earliest(&self) -> Option<Instant> {
+        let m = self.deadline.iter().copied().min().unwrap_or(Instant::MAX);
+        (m != Instant::MAX).then_some(m)
+    }
+}

@@ -1,0 +1,712 @@
+//! Dialogue tests (smoltcp style, DESIGN.md testing layer 1): feed a segment at time t,
+//! assert exactly what goes out, and check both sides of every deadline (t - 1 ns and t).
+
+mod common;
+
+use common::{run, Channel, Scenario};
+use tcplab_core::segment::payload_tag;
+use tcplab_core::tcp::{Endpoint, EndpointState, TcpConfig, Timer};
+use tcplab_core::{Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions, Timestamps};
+
+const NS: Duration = Duration(1);
+const ISS: u32 = 1000;
+const IRS: u32 = 5000;
+
+fn ms(x: u64) -> Instant {
+    Instant::from_millis(x)
+}
+
+fn cfg() -> TcpConfig {
+    TcpConfig {
+        mss: 1000,
+        rcv_buf_bytes: 64_000,
+        snd_buf_bytes: 64_000,
+        min_rto: Duration::from_millis(200),
+        initial_rto: Duration::from_secs(1),
+        ..TcpConfig::default()
+    }
+}
+
+fn drain(ep: &mut Endpoint, now: Instant) -> Vec<Segment> {
+    let mut v = Vec::new();
+    while let Some(s) = ep.poll_transmit(now) {
+        v.push(s);
+    }
+    v
+}
+
+fn one(ep: &mut Endpoint, now: Instant) -> Segment {
+    let v = drain(ep, now);
+    assert_eq!(v.len(), 1, "expected exactly one segment, got {v:#?}");
+    v[0]
+}
+
+/// A segment from the peer: ACK flag set, our ISS-relative acknowledgement.
+fn peer(seq: u32, ack: u32, window: u16) -> Segment {
+    Segment {
+        seq: SeqNo(seq),
+        ack: SeqNo(ack),
+        flags: Flags::ACK,
+        window,
+        ..Default::default()
+    }
+}
+
+/// A data segment from the peer carrying stream offset `off`.
+fn peer_data(off: u64, len: u32, ack: u32) -> Segment {
+    Segment {
+        seq: SeqNo(IRS + 1 + off as u32),
+        ack: SeqNo(ack),
+        flags: Flags::ACK,
+        window: 65535,
+        payload_len: len,
+        payload_tag: payload_tag(off, len),
+        ..Default::default()
+    }
+}
+
+fn full_syn_options(tsval: u32, tsecr: u32) -> TcpOptions {
+    TcpOptions {
+        mss: Some(1460),
+        window_scale: Some(2),
+        sack_permitted: true,
+        timestamps: Some(Timestamps { tsval, tsecr }),
+        ..Default::default()
+    }
+}
+
+/// Active open against a scripted peer; returns the endpoint at `ms(50)`, established.
+fn client(cfg: TcpConfig, synack_opts: TcpOptions, window: u16) -> Endpoint {
+    let mut a = Endpoint::new(cfg, SeqNo(ISS));
+    a.connect(ms(0));
+    let syn = one(&mut a, ms(0));
+    assert_eq!(syn.flags, Flags::SYN);
+    let synack = Segment {
+        seq: SeqNo(IRS),
+        ack: SeqNo(ISS + 1),
+        flags: Flags::SYN | Flags::ACK,
+        window,
+        options: synack_opts,
+        ..Default::default()
+    };
+    a.handle_segment(ms(50), &synack);
+    let ack = one(&mut a, ms(50));
+    assert_eq!(
+        (ack.flags, ack.seq, ack.ack),
+        (Flags::ACK, SeqNo(ISS + 1), SeqNo(IRS + 1))
+    );
+    assert_eq!(a.state(), EndpointState::Established);
+    a
+}
+
+fn plain_opts() -> TcpOptions {
+    TcpOptions {
+        mss: Some(1000),
+        ..Default::default()
+    }
+}
+
+/// Passive open by a scripted peer; returns the endpoint established at `ms(50)`.
+fn server(cfg: TcpConfig) -> Endpoint {
+    let mut b = Endpoint::new(cfg, SeqNo(ISS));
+    b.listen();
+    let syn = Segment {
+        seq: SeqNo(IRS),
+        flags: Flags::SYN,
+        window: 65535,
+        options: plain_opts(),
+        ..Default::default()
+    };
+    b.handle_segment(ms(0), &syn);
+    let sa = one(&mut b, ms(0));
+    assert_eq!(
+        (sa.flags, sa.seq, sa.ack),
+        (Flags::SYN | Flags::ACK, SeqNo(ISS), SeqNo(IRS + 1))
+    );
+    b.handle_segment(ms(50), &peer(IRS + 1, ISS + 1, 65535));
+    assert!(drain(&mut b, ms(50)).is_empty());
+    assert_eq!(b.state(), EndpointState::Established);
+    b
+}
+
+// ------------------------------------------------------------------------ handshake
+
+#[test]
+fn handshake_negotiates_all_options() {
+    let c = TcpConfig {
+        rcv_buf_bytes: 1 << 20,
+        ..cfg()
+    };
+    let mut a = Endpoint::new(c.clone(), SeqNo(ISS));
+    a.connect(ms(0));
+    let syn = one(&mut a, ms(0));
+    assert_eq!(
+        (syn.flags, syn.seq, syn.window),
+        (Flags::SYN, SeqNo(ISS), 65535)
+    );
+    // RFC 7323 2.3: shift = smallest s with 2^20 >> s <= 65535, i.e. 5.
+    let o = syn.options;
+    assert_eq!(
+        (o.mss, o.window_scale, o.sack_permitted),
+        (Some(1000), Some(5), true)
+    );
+    assert_eq!(o.timestamps, Some(Timestamps { tsval: 0, tsecr: 0 }));
+    assert!(drain(&mut a, ms(0)).is_empty());
+    assert_eq!(a.poll_timeout(), Some(ms(1000)));
+
+    let synack = Segment {
+        seq: SeqNo(IRS),
+        ack: SeqNo(ISS + 1),
+        flags: Flags::SYN | Flags::ACK,
+        window: 30_000,
+        options: full_syn_options(777, 0),
+        ..Default::default()
+    };
+    a.handle_segment(ms(50), &synack);
+    let ack = one(&mut a, ms(50));
+    assert_eq!(
+        (ack.flags, ack.seq, ack.ack),
+        (Flags::ACK, SeqNo(ISS + 1), SeqNo(IRS + 1))
+    );
+    // The whole buffer, scaled by 2^5.
+    assert_eq!(ack.window, ((1u32 << 20) >> 5) as u16);
+    assert_eq!(
+        ack.options.timestamps,
+        Some(Timestamps {
+            tsval: 50,
+            tsecr: 777
+        })
+    );
+    assert_eq!(ack.options.sack_len, 0);
+    assert_eq!(a.negotiated(), (true, true, 5, 2));
+    assert_eq!(a.mss(), 1000);
+    // RFC 7323 2.2: the SYN-ACK's window is not scaled.
+    assert_eq!(a.peer_window(), 30_000);
+    assert_eq!(a.srtt(), Some(Duration::from_millis(50)));
+    assert_eq!(
+        (a.stats().rtt_samples, a.stats().last_rtt),
+        (1, Duration::from_millis(50))
+    );
+    assert_eq!(a.poll_timeout(), None);
+
+    // First data: offset 0 is the byte after the SYN.
+    assert_eq!(a.write(ms(60), 700), 700);
+    let d = one(&mut a, ms(60));
+    assert_eq!(
+        (d.seq, d.payload_len, d.payload_tag),
+        (SeqNo(ISS + 1), 700, payload_tag(0, 700))
+    );
+    assert_eq!(
+        d.options.timestamps,
+        Some(Timestamps {
+            tsval: 60,
+            tsecr: 777
+        })
+    );
+}
+
+#[test]
+fn handshake_falls_back_when_peer_offers_nothing() {
+    let c = TcpConfig {
+        rcv_buf_bytes: 1 << 20,
+        ..cfg()
+    };
+    let a = client(c.clone(), TcpOptions::default(), 8000);
+    assert_eq!(a.negotiated(), (false, false, 0, 0));
+    // RFC 9293 3.7.1: no MSS option means 536.
+    assert_eq!(a.mss(), 536);
+    let mut a = a;
+    a.write(ms(60), 600);
+    let d = one(&mut a, ms(60));
+    assert_eq!(d.payload_len, 536);
+    assert_eq!(d.options.timestamps, None);
+    // Unscaled window, capped at the field's maximum.
+    assert_eq!(d.window, 65535);
+}
+
+#[test]
+fn passive_open_answers_only_what_was_offered() {
+    let mut b = Endpoint::new(cfg(), SeqNo(ISS));
+    b.listen();
+    let syn = Segment {
+        seq: SeqNo(IRS),
+        flags: Flags::SYN,
+        window: 65535,
+        options: plain_opts(),
+        ..Default::default()
+    };
+    b.handle_segment(ms(0), &syn);
+    let sa = one(&mut b, ms(0));
+    assert_eq!(
+        (sa.flags, sa.ack),
+        (Flags::SYN | Flags::ACK, SeqNo(IRS + 1))
+    );
+    assert_eq!(
+        sa.options,
+        TcpOptions {
+            mss: Some(1000),
+            ..Default::default()
+        }
+    );
+
+    let mut b = Endpoint::new(cfg(), SeqNo(ISS));
+    b.listen();
+    let syn = Segment {
+        seq: SeqNo(IRS),
+        flags: Flags::SYN,
+        window: 65535,
+        options: full_syn_options(9, 0),
+        ..Default::default()
+    };
+    b.handle_segment(ms(0), &syn);
+    let sa = one(&mut b, ms(0));
+    // 64000 B fits the field unscaled: shift 0, but the option is still sent.
+    assert_eq!(sa.options.window_scale, Some(0));
+    assert!(sa.options.sack_permitted);
+    assert_eq!(
+        sa.options.timestamps,
+        Some(Timestamps { tsval: 0, tsecr: 9 })
+    );
+    // SYN-ACK retransmission at the initial RTO, both sides of the deadline.
+    b.handle_timeout(ms(1000) - NS);
+    assert!(drain(&mut b, ms(1000) - NS).is_empty());
+    b.handle_timeout(ms(1000));
+    let sa2 = one(&mut b, ms(1000));
+    assert_eq!((sa2.flags, sa2.seq), (Flags::SYN | Flags::ACK, SeqNo(ISS)));
+}
+
+#[test]
+fn syn_is_retransmitted_with_exponential_backoff() {
+    let mut a = Endpoint::new(cfg(), SeqNo(ISS));
+    a.connect(ms(0));
+    one(&mut a, ms(0));
+    for (at, next) in [(1000, 3000), (3000, 7000)] {
+        assert_eq!(a.poll_timeout(), Some(ms(at)));
+        a.handle_timeout(ms(at) - NS);
+        assert!(drain(&mut a, ms(at) - NS).is_empty());
+        a.handle_timeout(ms(at));
+        let s = one(&mut a, ms(at));
+        assert_eq!((s.flags, s.seq), (Flags::SYN, SeqNo(ISS)));
+        assert_eq!(a.poll_timeout(), Some(ms(next)));
+    }
+    assert_eq!(a.stats().timeouts, 2);
+    // Karn: no RTT sample from a retransmitted SYN; RFC 5681 3.1: initial window 1 segment.
+    let synack = Segment {
+        seq: SeqNo(IRS),
+        ack: SeqNo(ISS + 1),
+        flags: Flags::SYN | Flags::ACK,
+        window: 65535,
+        options: plain_opts(),
+        ..Default::default()
+    };
+    a.handle_segment(ms(3100), &synack);
+    assert_eq!(a.stats().rtt_samples, 0);
+    assert_eq!(a.cwnd(), 1000);
+}
+
+// ------------------------------------------------------------------------ delayed ACK
+
+#[test]
+fn delayed_ack_second_segment_at_once_lone_segment_at_timeout() {
+    let mut b = server(cfg());
+    b.handle_segment(ms(100), &peer_data(0, 1000, ISS + 1));
+    assert!(drain(&mut b, ms(100)).is_empty());
+    assert_eq!(b.poll_timeout(), Some(ms(140)));
+    // Second full-sized segment: ACK now (RFC 5681 4.2), timer disarmed.
+    b.handle_segment(ms(110), &peer_data(1000, 1000, ISS + 1));
+    let a = one(&mut b, ms(110));
+    assert_eq!(
+        (a.flags, a.seq, a.ack),
+        (Flags::ACK, SeqNo(ISS + 1), SeqNo(IRS + 1 + 2000))
+    );
+    assert_eq!(a.window, 62_000);
+    assert_eq!(b.poll_timeout(), None);
+    // A lone segment waits exactly delayed_ack_timeout.
+    b.handle_segment(ms(200), &peer_data(2000, 1000, ISS + 1));
+    assert!(drain(&mut b, ms(200)).is_empty());
+    assert_eq!(b.poll_timeout(), Some(ms(240)));
+    b.handle_timeout(ms(240) - NS);
+    assert!(drain(&mut b, ms(240) - NS).is_empty());
+    b.handle_timeout(ms(240));
+    let a = one(&mut b, ms(240));
+    assert_eq!(a.ack, SeqNo(IRS + 1 + 3000));
+    assert_eq!(b.poll_timeout(), None);
+    assert_eq!(b.stats().acks_sent, 2);
+}
+
+#[test]
+fn out_of_order_and_gap_filling_data_are_acked_at_once_with_sack() {
+    let mut b = Endpoint::new(cfg(), SeqNo(ISS));
+    b.listen();
+    let syn = Segment {
+        seq: SeqNo(IRS),
+        flags: Flags::SYN,
+        window: 65535,
+        options: full_syn_options(1, 0),
+        ..Default::default()
+    };
+    b.handle_segment(ms(0), &syn);
+    one(&mut b, ms(0));
+    let mut ack = peer(IRS + 1, ISS + 1, 65535);
+    ack.options.timestamps = Some(Timestamps { tsval: 2, tsecr: 0 });
+    b.handle_segment(ms(50), &ack);
+    let with_ts = |mut s: Segment, tsval: u32| {
+        s.options.timestamps = Some(Timestamps { tsval, tsecr: 0 });
+        s
+    };
+    b.handle_segment(ms(100), &with_ts(peer_data(1000, 1000, ISS + 1), 3));
+    let a = one(&mut b, ms(100));
+    assert_eq!(a.ack, SeqNo(IRS + 1));
+    assert_eq!(
+        a.options.sack(),
+        &[SackBlock {
+            start: SeqNo(IRS + 1001),
+            end: SeqNo(IRS + 2001)
+        }]
+    );
+    // RFC 7323 4.3: an out-of-order segment (SEG.SEQ > Last.ACK.sent) does not update TS.Recent.
+    assert_eq!(a.options.timestamps.unwrap().tsecr, 2);
+    b.handle_segment(ms(101), &with_ts(peer_data(3000, 1000, ISS + 1), 4));
+    let a = one(&mut b, ms(101));
+    // RFC 2018: the newest block first.
+    assert_eq!(
+        a.options.sack(),
+        &[
+            SackBlock {
+                start: SeqNo(IRS + 3001),
+                end: SeqNo(IRS + 4001)
+            },
+            SackBlock {
+                start: SeqNo(IRS + 1001),
+                end: SeqNo(IRS + 2001)
+            }
+        ]
+    );
+    // Filling the first gap: immediate ACK, one block left.
+    b.handle_segment(ms(102), &with_ts(peer_data(0, 1000, ISS + 1), 5));
+    let a = one(&mut b, ms(102));
+    assert_eq!(a.ack, SeqNo(IRS + 2001));
+    assert_eq!(
+        a.options.sack(),
+        &[SackBlock {
+            start: SeqNo(IRS + 3001),
+            end: SeqNo(IRS + 4001)
+        }]
+    );
+    assert_eq!(a.options.timestamps.unwrap().tsecr, 5);
+    assert_eq!(
+        b.read(ms(103), 10_000),
+        Some(tcplab_core::tcp::ReadChunk {
+            offset: 0,
+            len: 2000
+        })
+    );
+}
+
+#[test]
+fn payload_tag_mismatch_is_counted_and_dropped() {
+    let mut b = server(cfg());
+    let mut bad = peer_data(0, 1000, ISS + 1);
+    bad.payload_tag ^= 1;
+    b.handle_segment(ms(100), &bad);
+    assert!(drain(&mut b, ms(100)).is_empty());
+    assert_eq!(
+        (b.stats().payload_tag_mismatches, b.stats().invalid_segments),
+        (1, 1)
+    );
+    assert_eq!(b.readable_bytes(), 0);
+    // An ACK for data never sent: counted, answered with an ACK, dropped.
+    b.handle_segment(ms(101), &peer(IRS + 1, ISS + 500, 65535));
+    assert_eq!(b.stats().invalid_segments, 2);
+    assert_eq!(one(&mut b, ms(101)).ack, SeqNo(IRS + 1));
+}
+
+// ------------------------------------------------------------------------ RTO
+
+#[test]
+fn rto_backs_off_exponentially_and_resets_on_new_ack() {
+    let mut a = client(cfg(), plain_opts(), 65535);
+    // SRTT 50 ms, RTTVAR 25 ms: RTO = 150 ms, raised to min_rto = 200 ms.
+    assert_eq!(a.write(ms(100), 1000), 1000);
+    let d = one(&mut a, ms(100));
+    assert_eq!((d.seq, d.payload_len), (SeqNo(ISS + 1), 1000));
+    for (at, next) in [(300, 700), (700, 1500)] {
+        assert_eq!(a.poll_timeout(), Some(ms(at)));
+        a.handle_timeout(ms(at) - NS);
+        assert!(drain(&mut a, ms(at) - NS).is_empty());
+        a.handle_timeout(ms(at));
+        let r = one(&mut a, ms(at));
+        assert_eq!(
+            (r.seq, r.payload_len, r.payload_tag),
+            (SeqNo(ISS + 1), 1000, payload_tag(0, 1000))
+        );
+        assert_eq!(a.poll_timeout(), Some(ms(next)));
+        // RFC 5681 3.1: cwnd = 1 SMSS after an RTO; ssthresh = max(FlightSize/2, 2 SMSS).
+        assert_eq!((a.cwnd(), a.ssthresh()), (1000, 2000));
+    }
+    assert_eq!(a.stats().timeouts, 2);
+    // Karn: the ACK of a retransmitted segment gives no sample; the backoff is forgotten.
+    a.handle_segment(ms(800), &peer(IRS + 1, ISS + 1001, 65535));
+    assert_eq!(a.stats().rtt_samples, 1);
+    assert_eq!(a.poll_timeout(), None);
+    a.write(ms(900), 1000);
+    one(&mut a, ms(900));
+    assert_eq!(a.poll_timeout(), Some(ms(1100)));
+}
+
+// ------------------------------------------------------------------------ persist
+
+#[test]
+fn zero_window_persist_probe_backoff_and_reopening() {
+    let c = TcpConfig {
+        nagle: false,
+        ..cfg()
+    };
+    let mut a = client(c, plain_opts(), 2000);
+    assert_eq!(a.write(ms(100), 5000), 5000);
+    let v = drain(&mut a, ms(100));
+    assert_eq!(
+        v.iter().map(|s| s.payload_len).collect::<Vec<_>>(),
+        vec![1000, 1000]
+    );
+    // The peer takes both but its buffer is full: window zero, nothing in flight.
+    a.handle_segment(ms(150), &peer(IRS + 1, ISS + 2001, 0));
+    assert!(drain(&mut a, ms(150)).is_empty());
+    assert_eq!(a.stats().zero_window_events, 1);
+    assert_eq!(a.timer(Timer::Retransmit), None);
+    // RTO after the sample of 50 ms is 200 ms: first probe at 350 ms.
+    assert_eq!(a.poll_timeout(), Some(ms(350)));
+    a.handle_timeout(ms(350) - NS);
+    assert!(drain(&mut a, ms(350) - NS).is_empty());
+    a.handle_timeout(ms(350));
+    let p = one(&mut a, ms(350));
+    assert_eq!(
+        (p.seq, p.payload_len, p.payload_tag),
+        (SeqNo(ISS + 2001), 1, payload_tag(2000, 1))
+    );
+    // Backoff: 400 ms, then 800 ms.
+    assert_eq!(a.poll_timeout(), Some(ms(750)));
+    a.handle_segment(ms(400), &peer(IRS + 1, ISS + 2001, 0));
+    assert!(drain(&mut a, ms(400)).is_empty());
+    assert_eq!(a.poll_timeout(), Some(ms(750)));
+    a.handle_timeout(ms(750) - NS);
+    assert!(drain(&mut a, ms(750) - NS).is_empty());
+    a.handle_timeout(ms(750));
+    let p2 = one(&mut a, ms(750));
+    assert_eq!((p2.seq, p2.payload_len), (SeqNo(ISS + 2001), 1));
+    assert_eq!(a.poll_timeout(), Some(ms(1550)));
+    assert_eq!(a.stats().zero_window_probes_sent, 2);
+    // The window reopens: the discarded probe byte goes again, then new data.
+    a.handle_segment(ms(800), &peer(IRS + 1, ISS + 2001, 3000));
+    let v = drain(&mut a, ms(800));
+    let got: Vec<_> = v
+        .iter()
+        .map(|s| (s.seq.0 - ISS - 1, s.payload_len))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(2000, 1), (2001, 1000), (3001, 1000), (4001, 999)]
+    );
+    assert_eq!(a.timer(Timer::Persist), None);
+    assert_eq!(a.poll_timeout(), Some(ms(1000)));
+    a.handle_segment(ms(850), &peer(IRS + 1, ISS + 5001, 3000));
+    assert!(a.all_data_acked());
+    assert_eq!(a.poll_timeout(), None);
+}
+
+#[test]
+fn receiver_advertises_zero_then_sends_window_update_after_read() {
+    let c = TcpConfig {
+        rcv_buf_bytes: 4000,
+        ..cfg()
+    };
+    let mut b = server(c);
+    b.handle_segment(ms(100), &peer_data(0, 1000, ISS + 1));
+    b.handle_segment(ms(101), &peer_data(1000, 1000, ISS + 1));
+    assert_eq!(one(&mut b, ms(101)).window, 2000);
+    b.handle_segment(ms(102), &peer_data(2000, 1000, ISS + 1));
+    b.handle_segment(ms(103), &peer_data(3000, 1000, ISS + 1));
+    let a = one(&mut b, ms(103));
+    assert_eq!((a.ack, a.window), (SeqNo(IRS + 4001), 0));
+    assert_eq!(b.stats().zero_windows_advertised, 1);
+    // A probe byte beyond the right edge is dropped but ACKed with the current window.
+    b.handle_segment(ms(300), &peer_data(4000, 1, ISS + 1));
+    let a = one(&mut b, ms(300));
+    assert_eq!((a.ack, a.window), (SeqNo(IRS + 4001), 0));
+    // Reading 500 B is below the SWS threshold min(rcv_buf/2, MSS) = 1000: no update.
+    b.read(ms(310), 500);
+    assert!(drain(&mut b, ms(310)).is_empty());
+    // Reading 500 more lets the edge advance by 1000: unsolicited window update.
+    b.read(ms(320), 500);
+    let u = one(&mut b, ms(320));
+    assert_eq!((u.ack, u.window), (SeqNo(IRS + 4001), 1000));
+    assert_eq!(b.stats().window_updates_sent, 1);
+}
+
+// ------------------------------------------------------------------------ loss recovery
+
+#[test]
+fn sack_fast_retransmit_on_third_dupack() {
+    let mut a = client(
+        cfg(),
+        TcpOptions {
+            sack_permitted: true,
+            ..plain_opts()
+        },
+        65535,
+    );
+    a.write(ms(100), 10_000);
+    let v = drain(&mut a, ms(100));
+    assert_eq!(v.len(), 10);
+    let sack = |blocks: &[(u32, u32)]| {
+        let mut s = peer(IRS + 1, ISS + 1, 65535);
+        for &(x, y) in blocks {
+            s.options.push_sack(SackBlock {
+                start: SeqNo(ISS + 1 + x),
+                end: SeqNo(ISS + 1 + y),
+            });
+        }
+        s
+    };
+    // Segment 0 is lost; 1, 2, 3 arrive.
+    a.handle_segment(ms(150), &sack(&[(1000, 2000)]));
+    assert!(drain(&mut a, ms(150))
+        .iter()
+        .all(|s| s.seq.0 >= ISS + 10_001));
+    a.handle_segment(ms(151), &sack(&[(1000, 3000)]));
+    drain(&mut a, ms(151));
+    assert!(!a.in_recovery());
+    a.handle_segment(ms(152), &sack(&[(1000, 4000)]));
+    let v = drain(&mut a, ms(152));
+    assert!(a.in_recovery());
+    assert_eq!(
+        (v[0].seq, v[0].payload_len),
+        (SeqNo(ISS + 1), 1000),
+        "{v:#?}"
+    );
+    assert_eq!(a.stats().fast_retransmits, 1);
+    // RFC 6675 section 5 step 4.2: cwnd = ssthresh = FlightSize / 2.
+    assert_eq!(a.cwnd(), a.ssthresh());
+    assert_eq!(a.ssthresh(), 5000);
+    // The retransmission arrives: full ACK ends recovery.
+    a.handle_segment(ms(200), &peer(IRS + 1, ISS + 10_001, 65535));
+    assert!(!a.in_recovery());
+    assert!(a.all_data_acked());
+    assert_eq!(a.stats().timeouts, 0);
+}
+
+fn lossy_transfer(sack: bool, drop_offsets: &[u32]) -> common::Outcome {
+    let c = TcpConfig {
+        sack,
+        timestamps: sack,
+        ..cfg()
+    };
+    let isn = SeqNo(u32::MAX - 3000);
+    run(Scenario {
+        client: c.clone(),
+        server: c,
+        client_isn: isn,
+        server_isn: SeqNo(77),
+        fwd: Channel {
+            drop_seqs: drop_offsets.iter().map(|&o| isn + 1 + o).collect(),
+            ..Channel::default()
+        },
+        rev: Channel::default(),
+        bytes: 40_000,
+        read_chunk: 0,
+        read_every: None,
+        seed: 0,
+        limit: Instant::from_secs(30),
+    })
+}
+
+#[test]
+fn sack_recovers_one_two_three_losses_in_a_window_without_timeout() {
+    for drops in [&[3000u32][..], &[3000, 6000], &[2000, 5000, 7000]] {
+        let out = lossy_transfer(true, drops);
+        let s = out.a.stats();
+        assert_eq!(s.timeouts, 0, "{drops:?}: {s:?}");
+        assert_eq!(s.fast_retransmits, 1, "{drops:?}: {s:?}");
+        assert_eq!(s.recoveries_completed, 1, "{drops:?}: {s:?}");
+        assert_eq!(
+            s.retransmitted_segments,
+            drops.len() as u64,
+            "{drops:?}: {s:?}"
+        );
+    }
+}
+
+#[test]
+fn newreno_recovers_with_partial_acks_without_timeout() {
+    for drops in [&[3000u32][..], &[3000, 6000], &[2000, 5000, 7000]] {
+        let out = lossy_transfer(false, drops);
+        let s = out.a.stats();
+        assert_eq!(s.timeouts, 0, "{drops:?}: {s:?}");
+        assert_eq!(s.fast_retransmits, 1, "{drops:?}: {s:?}");
+        assert_eq!(s.recoveries_completed, 1, "{drops:?}: {s:?}");
+        // RFC 6582: one retransmission per hole, each triggered by a partial ACK.
+        assert_eq!(
+            s.retransmitted_segments,
+            drops.len() as u64,
+            "{drops:?}: {s:?}"
+        );
+    }
+}
+
+#[test]
+fn newreno_partial_ack_retransmits_next_hole_and_deflates() {
+    let mut a = client(cfg(), plain_opts(), 65535);
+    a.write(ms(100), 20_000);
+    assert_eq!(drain(&mut a, ms(100)).len(), 10);
+    // Segments 0 and 2 lost: three dupacks for 1, 3, 4.
+    for t in 150..153 {
+        a.handle_segment(ms(t), &peer(IRS + 1, ISS + 1, 65535));
+        if t < 152 {
+            // RFC 3042 limited transmit: one new segment per early dupack.
+            let v = drain(&mut a, ms(t));
+            assert_eq!(v.len(), 1);
+            assert!(v[0].seq.0 >= ISS + 10_001);
+        }
+    }
+    let v = drain(&mut a, ms(152));
+    assert_eq!((v[0].seq, v[0].payload_len), (SeqNo(ISS + 1), 1000));
+    // RFC 6582 step 2: cwnd = ssthresh + 3 SMSS; FlightSize was 12 segments.
+    assert_eq!(a.ssthresh(), 6000);
+    assert_eq!(a.cwnd(), 9000);
+    // Partial ACK up to the second hole: retransmit it at once, deflate by 2000, add 1000.
+    a.handle_segment(ms(200), &peer(IRS + 1, ISS + 2001, 65535));
+    let v = drain(&mut a, ms(200));
+    assert_eq!((v[0].seq, v[0].payload_len), (SeqNo(ISS + 2001), 1000));
+    assert_eq!(a.cwnd(), 8000);
+    assert!(a.in_recovery());
+    // Full ACK: cwnd = ssthresh.
+    a.handle_segment(ms(250), &peer(IRS + 1, ISS + 12_001, 65535));
+    assert!(!a.in_recovery());
+    assert_eq!(a.cwnd(), 6000);
+}
+
+// ------------------------------------------------------------------------ close
+
+#[test]
+fn fin_in_both_directions() {
+    let mut a = client(cfg(), plain_opts(), 65535);
+    a.write(ms(100), 100);
+    a.close(ms(100));
+    let d = one(&mut a, ms(100));
+    assert_eq!((d.flags, d.payload_len), (Flags::ACK | Flags::FIN, 100));
+    assert_eq!(a.state(), EndpointState::FinWait);
+    // The peer ACKs data and FIN and sends its own FIN.
+    let mut f = peer(IRS + 1, ISS + 102, 65535);
+    f.flags = Flags::ACK | Flags::FIN;
+    a.handle_segment(ms(150), &f);
+    let ack = one(&mut a, ms(150));
+    assert_eq!(
+        (ack.flags, ack.seq, ack.ack),
+        (Flags::ACK, SeqNo(ISS + 102), SeqNo(IRS + 2))
+    );
+    assert_eq!(a.state(), EndpointState::Done);
+    assert!(a.all_data_acked());
+    // A repeated FIN (our ACK was lost) is ACKed again.
+    a.handle_segment(ms(400), &f);
+    assert_eq!(one(&mut a, ms(400)).ack, SeqNo(IRS + 2));
+}
