@@ -565,6 +565,10 @@ impl World {
                 break;
             }
         }
+        // The last sampling tick falls on the end of the run, which the loop leaves out.
+        if self.record.timeseries && self.sample_prev < self.finished_at {
+            self.sample(self.finished_at);
+        }
         let _ = progress(Progress {
             sim_time: self.finished_at,
             duration: Duration(self.end.as_nanos()),

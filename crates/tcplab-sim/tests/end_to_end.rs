@@ -217,7 +217,9 @@ fn dumbbell_flows_share_fairly() {
 
 #[test]
 fn schedule_link_carries_its_mean_rate() {
-    let mut down = fixed(0, 265, 200);
+    // A buffer above the peak BDP (15 Mbit/s x 530 ms = 663 packets) so that the link, not
+    // TCP's sawtooth, is what the test measures.
+    let mut down = fixed(0, 265, 2000);
     down.rate = RateSpec::Schedule {
         rates_bps: vec![3_000_000, 15_000_000, 15_000_000],
         slot: Duration::from_millis(530),
@@ -232,7 +234,7 @@ fn schedule_link_carries_its_mean_rate() {
         "mean schedule rate {}",
         l.capacity_mbps
     );
-    assert!(l.utilization > 0.8, "utilisation {}", l.utilization);
+    assert!(l.utilization > 0.85, "utilisation {}", l.utilization);
 }
 
 #[test]
