@@ -5,6 +5,8 @@
 
 pub mod cubic;
 pub mod newreno;
+pub mod vegas;
+pub mod westwood;
 
 use crate::rate::pacer::Rounding;
 use crate::rate::{proprate, rre, RateFramework};
@@ -104,6 +106,8 @@ pub enum CcKind {
     #[default]
     NewReno,
     Cubic,
+    Vegas,
+    Westwood,
     Rre,
     #[serde(rename = "proprate-high")]
     PropRateHigh,
@@ -116,6 +120,8 @@ pub enum CcKind {
 pub enum Cc {
     NewReno(newreno::NewReno),
     Cubic(cubic::Cubic),
+    Vegas(vegas::Vegas),
+    Westwood(westwood::Westwood),
     Rre(RateFramework<rre::Rre>),
     PropRate(RateFramework<proprate::PropRate>),
 }
@@ -126,6 +132,8 @@ impl Cc {
         match kind {
             CcKind::NewReno => Cc::NewReno(newreno::NewReno::new(mss, initial_cwnd_bytes)),
             CcKind::Cubic => Cc::Cubic(cubic::Cubic::new(mss, initial_cwnd_bytes)),
+            CcKind::Vegas => Cc::Vegas(vegas::Vegas::new(mss, initial_cwnd_bytes)),
+            CcKind::Westwood => Cc::Westwood(westwood::Westwood::new(mss, initial_cwnd_bytes)),
             // The rate-based framework has no initial window: it starts with a burst of
             // n = 10 packets (thesis 4.1.5).
             CcKind::Rre => Cc::Rre(RateFramework::new(mss, rre::Rre::default())),
@@ -157,6 +165,8 @@ macro_rules! dispatch {
         match $self {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
+            Cc::Vegas($c) => $e,
+            Cc::Westwood($c) => $e,
             Cc::Rre($c) => $e,
             Cc::PropRate($c) => $e,
         }

@@ -429,6 +429,8 @@ fn thresholds_are_forced_to_t_f_at_least_t_d() {
 fn built_in_kinds_construct_through_cc() {
     use crate::cc::{Cc, CcKind};
     for (kind, name) in [
+        (CcKind::Vegas, "vegas"),
+        (CcKind::Westwood, "westwood"),
         (CcKind::Rre, "rre"),
         (CcKind::PropRateHigh, "proprate"),
         (CcKind::PropRateLow, "proprate"),
