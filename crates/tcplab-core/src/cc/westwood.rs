@@ -93,7 +93,11 @@ impl CongestionControl for Westwood {
             .saturating_sub(ack.bytes_acked_previously_sacked)
             + ack.bytes_sacked;
         match self.win_start {
-            None => self.win_start = Some(now),
+            None => {
+                // The first ACK opens the interval; what it acked arrived before it.
+                self.win_start = Some(now);
+                self.bk = 0;
+            }
             Some(start) => {
                 let delta = now.saturating_since(start);
                 if let Some(rtt) = self.latest_rtt {
@@ -213,6 +217,39 @@ mod tests {
         );
         let bwe = w.bandwidth_estimate().as_bps() as f64;
         assert!((bwe - 5e6).abs() / 5e6 < 0.02, "BWE {bwe}");
+    }
+
+    #[test]
+    fn two_stage_low_pass_filter_values() {
+        // Grieco & Mascolo 2004 / tcp_westwood.c westwood_filter: the first sample seeds both
+        // stages; then bw_ns = (7 bw_ns + s) / 8 and bw = (7 bw + bw_ns) / 8.
+        let mut w = Westwood::new(1000, 10_000);
+        w.bk = 100_000;
+        w.filter(Duration::from_millis(100)); // s1 = 1e6 B/s
+        assert_eq!(w.bandwidth_estimate(), Bandwidth::from_mbps(8));
+        w.bk = 0;
+        w.filter(Duration::from_millis(100)); // s2 = 0
+        assert_eq!(w.bw_ns_est, 875_000.0);
+        assert_eq!(w.bw_est, 984_375.0);
+        // Sampling happens once per max(RTT, 50 ms), not per ACK.
+        let mut w = Westwood::new(1000, 10_000);
+        let est = RttEstimator::default();
+        let ack = AckSample {
+            bytes_acked: 1000,
+            rtt: Some(Duration::from_millis(30)),
+            ..Default::default()
+        };
+        for t in 0..=50u64 {
+            w.on_ack(Instant::from_millis(t), &ack, &est);
+        }
+        assert!(
+            !w.have_sample,
+            "30 ms RTT still samples at most every 50 ms"
+        );
+        w.on_ack(Instant::from_millis(51), &ack, &est);
+        assert!(w.have_sample);
+        // The ACKs at 1..=51 ms after the window opened at t = 0: 1000 B/ms = 8 Mbit/s.
+        assert_eq!(w.bandwidth_estimate(), Bandwidth::from_mbps(8));
     }
 
     #[test]
