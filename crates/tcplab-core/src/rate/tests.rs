@@ -445,3 +445,16 @@ fn built_in_kinds_construct_through_cc() {
         assert_eq!(c.wants_dup_acks(), rate_based);
     }
 }
+
+#[test]
+fn monitor_without_feedback_gives_up_after_the_timeout() {
+    // Our guard (not in the thesis): if the probe's feedback never completes (e.g. the
+    // application had less than n packets to send), Monitor falls back to Drain after one
+    // monitor timeout instead of pinning the flow at sigma_m.
+    let mut h = H::new(1, 0);
+    let t = into_monitor(&mut h);
+    h.ack(t + ms(390 - 10), ms(120), 25 * MSS as u64);
+    assert_eq!(h.f.state(), RateState::Monitor);
+    h.ack(t + ms(400 - 10), ms(120), 25 * MSS as u64);
+    assert_eq!(h.f.state(), RateState::BufferDrain);
+}
