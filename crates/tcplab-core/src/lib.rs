@@ -5,6 +5,7 @@
 
 pub mod cc;
 pub mod fc;
+pub mod rate;
 pub mod rng;
 pub mod segment;
 pub mod seq;

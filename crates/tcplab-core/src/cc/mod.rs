@@ -5,7 +5,11 @@
 
 pub mod cubic;
 pub mod newreno;
+pub mod vegas;
+pub mod westwood;
 
+use crate::rate::pacer::Rounding;
+use crate::rate::{proprate, rre, RateFramework};
 use crate::tcp::rtt::RttEstimator;
 use crate::time::{Duration, Instant};
 use crate::units::Bandwidth;
@@ -30,6 +34,21 @@ pub struct AckSample {
     pub app_limited: bool,
     /// The peer's TSval on this ACK (RFC 7323), for delay-based estimators.
     pub peer_tsval: Option<u32>,
+    // --- Filled for the rate-based framework (crate::rate); Default-able, ignored by the
+    // window-based algorithms. See crate::rate for the full contract.
+    /// This ACK is a duplicate ACK (RFC 5681 section 2: acknowledges nothing new, no data,
+    /// same window). Only delivered to algorithms whose `wants_dup_acks()` is true.
+    pub dup_ack: bool,
+    /// This ACK carried at least one SACK block (new or not). A duplicate ACK without SACK
+    /// blocks is counted as one MSS received (thesis section 4.1.2).
+    pub has_sack_blocks: bool,
+    /// The part of `bytes_acked` that had already been SACKed by earlier ACKs, so the
+    /// receiver's newly received bytes are `bytes_acked - this + bytes_sacked`.
+    pub bytes_acked_previously_sacked: u64,
+    /// The sender's send time (its last transmission) of the data segment whose arrival this
+    /// ACK reports: the latest-sent segment newly acknowledged by it (cumulatively or by
+    /// SACK). `None` when the ACK newly acknowledges nothing. RD = TSval - this (thesis 4.1.3).
+    pub echo_sent_at: Option<Instant>,
 }
 
 /// Why the window must shrink.
@@ -68,6 +87,16 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<Bandwidth> {
         None
     }
+    /// Whether `on_ack` must also be called for duplicate ACKs (with `dup_ack` set) and
+    /// during recovery: the rate-based framework counts every ACK's TSval (thesis 4.1.2).
+    fn wants_dup_acks(&self) -> bool {
+        false
+    }
+    /// How a [`crate::rate::pacer::Pacer`] should round send times at `pacing_rate()`
+    /// (thesis 4.3.1: up in Buffer Fill, down in Buffer Drain and Monitor).
+    fn pacing_rounding(&self) -> Rounding {
+        Rounding::Down
+    }
 }
 
 /// Which built-in algorithm a flow uses (scenario key `cc`).
@@ -77,6 +106,13 @@ pub enum CcKind {
     #[default]
     NewReno,
     Cubic,
+    Vegas,
+    Westwood,
+    Rre,
+    #[serde(rename = "proprate-high")]
+    PropRateHigh,
+    #[serde(rename = "proprate-low")]
+    PropRateLow,
 }
 
 /// Static dispatch over the built-ins: no virtual call and no box per flow on the hot path.
@@ -84,6 +120,10 @@ pub enum CcKind {
 pub enum Cc {
     NewReno(newreno::NewReno),
     Cubic(cubic::Cubic),
+    Vegas(vegas::Vegas),
+    Westwood(westwood::Westwood),
+    Rre(RateFramework<rre::Rre>),
+    PropRate(RateFramework<proprate::PropRate>),
 }
 
 impl Cc {
@@ -92,6 +132,30 @@ impl Cc {
         match kind {
             CcKind::NewReno => Cc::NewReno(newreno::NewReno::new(mss, initial_cwnd_bytes)),
             CcKind::Cubic => Cc::Cubic(cubic::Cubic::new(mss, initial_cwnd_bytes)),
+            CcKind::Vegas => Cc::Vegas(vegas::Vegas::new(mss, initial_cwnd_bytes)),
+            CcKind::Westwood => Cc::Westwood(westwood::Westwood::new(mss, initial_cwnd_bytes)),
+            // The rate-based framework has no initial window: it starts with a burst of
+            // n = 10 packets (thesis 4.1.5).
+            CcKind::Rre => Cc::Rre(RateFramework::new(mss, rre::Rre::default())),
+            CcKind::PropRateHigh => Cc::PropRate(RateFramework::new(
+                mss,
+                proprate::PropRate::new(proprate::PropRateConfig::high()),
+            )),
+            CcKind::PropRateLow => Cc::PropRate(RateFramework::new(
+                mss,
+                proprate::PropRate::new(proprate::PropRateConfig::low()),
+            )),
+        }
+    }
+
+    /// Tell a rate-based controller the tick of the receiver's TSval clock (the sender
+    /// cannot read it off the wire; tcplab scenarios configure both ends alike, so the
+    /// endpoint passes its `TcpConfig::ts_granularity`). No-op for window-based ones.
+    pub fn set_peer_ts_granularity(&mut self, g: Duration) {
+        match self {
+            Cc::Rre(c) => c.set_peer_ts_granularity(g),
+            Cc::PropRate(c) => c.set_peer_ts_granularity(g),
+            _ => {}
         }
     }
 }
@@ -101,6 +165,10 @@ macro_rules! dispatch {
         match $self {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
+            Cc::Vegas($c) => $e,
+            Cc::Westwood($c) => $e,
+            Cc::Rre($c) => $e,
+            Cc::PropRate($c) => $e,
         }
     };
 }
@@ -135,5 +203,11 @@ impl CongestionControl for Cc {
     }
     fn pacing_rate(&self) -> Option<Bandwidth> {
         dispatch!(self, c => c.pacing_rate())
+    }
+    fn wants_dup_acks(&self) -> bool {
+        dispatch!(self, c => c.wants_dup_acks())
+    }
+    fn pacing_rounding(&self) -> Rounding {
+        dispatch!(self, c => c.pacing_rounding())
     }
 }

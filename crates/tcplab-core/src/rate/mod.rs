@@ -1,0 +1,469 @@
+//! The rate-based congestion-control framework of the thesis, chapter 4 (Figure 4.2(b),
+//! sections 4.1.1 to 4.1.5, the module API of Table 4.1 and the sender of section 4.3),
+//! at the sender only: the receiver is an unmodified TCP with timestamps.
+//!
+//! States: Slow Start (bursts of n packets, doubling until a rate estimate exists), Buffer
+//! Fill (send at sigma_f > rho until t_buff > T_f), Buffer Drain (sigma_d < rho until
+//! t_buff < T_d; after the monitor timeout go to Monitor), Monitor (a burst of n, then
+//! sigma_m while waiting for the burst's feedback; accept -> update RD_min, Fill; reject ->
+//! Drain). A loss switches momentarily to Drain (no fast-recovery state, 4.3.3); a
+//! retransmission timeout returns to Slow Start.
+//!
+//! # What the endpoint must do (the contract behind `CongestionControl`)
+//! - Call `on_ack` for *every* ACK that carries timestamps, including duplicate ACKs and
+//!   ACKs during recovery (`wants_dup_acks()` is true), filling in [`AckSample`]:
+//!   `bytes_acked`, `bytes_sacked`, `bytes_acked_previously_sacked`, `dup_ack`,
+//!   `has_sack_blocks`, `peer_tsval`, `echo_sent_at` (the send time of the latest-sent segment
+//!   this ACK newly acknowledges), `rtt` and `in_flight`.
+//! - Call `on_packet_sent` for every data segment (retransmissions with `retransmit = true`).
+//! - Call `on_congestion_event(FastRecovery)` on loss detection and `(Timeout)` on RTO.
+//! - Send at `pacing_rate()` through a [`pacer::Pacer`] rounded by `pacing_rounding()`,
+//!   continuously (not ACK-clocked), retransmissions first, within the receiver's window and
+//!   `congestion_window()`. `pacing_rate() == None` means a burst: send what the window
+//!   allows at once (Slow Start and the Monitor probe).
+//! - Tell it the receiver's timestamp tick with `set_peer_ts_granularity` (default 1 ms).
+//!
+//! The framework has no timers of its own: the Drain -> Monitor timeout is checked on every
+//! `on_ack` and `on_packet_sent`, which keep coming while it sends at sigma_d > 0.
+
+pub mod estimator;
+pub mod pacer;
+pub mod proprate;
+pub mod rre;
+
+use crate::cc::{AckSample, CongestionControl, CongestionEvent};
+use crate::tcp::rtt::RttEstimator;
+use crate::time::{Duration, Instant};
+use crate::units::Bandwidth;
+use estimator::{BurstProbe, DelayEstimator, DeliveryCounter, PeerClock, ProbeResult};
+use pacer::Rounding;
+
+/// The framework's states (thesis Figure 4.2(b)).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RateState {
+    SlowStart,
+    BufferFill,
+    BufferDrain,
+    Monitor,
+}
+
+/// What a module may read besides rho: the sans-IO stand-in for the kernel globals that
+/// Table 4.1's functions read ("the current time can be obtained from a global variable").
+#[derive(Copy, Clone, Debug)]
+pub struct RateContext {
+    pub now: Instant,
+    pub mss: u32,
+    /// Smallest RTT sample so far.
+    pub min_rtt: Option<Duration>,
+    /// Smoothed RTT (RFC 6298 gain 1/8 over the samples the framework saw).
+    pub srtt: Option<Duration>,
+    /// Incremented at every state change, so a module can tell a new episode of a state
+    /// (e.g. RRE's sigma_d "is set low at the start of this state") from a continuing one.
+    pub epoch: u64,
+}
+
+/// A rate-based algorithm: the three calls of thesis Table 4.1 (plus two optional hooks).
+/// The framework ([`RateFramework`]) owns the states, the delay estimation and the
+/// transitions; a module only estimates rho and maps (state, rho) to a rate and thresholds.
+pub trait RateAlgorithm {
+    fn name(&self) -> &'static str;
+    /// Table 4.1 `update(tstamp, bytes_recv) -> rho`: the receiver reported `bytes` received
+    /// at its time `t_ns` (unwrapped TSval x granularity, arbitrary origin). Returns the
+    /// latest receive-rate estimate, `None` while there is none yet.
+    fn update(&mut self, t_ns: i64, bytes: u64) -> Option<Bandwidth>;
+    /// Table 4.1 `get_rate(curr_state, rho) -> sigma` for Fill, Drain and Monitor. Called on
+    /// every ACK and packet sent (the kernel calls it every tick).
+    fn get_rate(&mut self, state: RateState, rho: Bandwidth, ctx: &RateContext) -> Bandwidth;
+    /// Table 4.1 `threshold(curr_state) -> T`: the buffer delay beyond which Fill turns to
+    /// Drain (`state = BufferFill`, T_f) and below which Drain turns to Fill
+    /// (`state = BufferDrain`, T_d). The framework enforces T_f >= T_d (4.1.5).
+    fn threshold(&self, state: RateState, rho: Bandwidth, ctx: &RateContext) -> Duration;
+    /// The Monitor probe replaced rho with a fresh measurement (4.1.4 "with the new rho = rho'").
+    fn set_rho(&mut self, _rho: Bandwidth) {}
+    /// A retransmission timeout: start estimating afresh.
+    fn reset(&mut self) {}
+}
+
+/// Framework parameters (thesis 4.1.5 "Other parameters").
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FrameworkConfig {
+    /// Initial burst n in packets (thesis default 10).
+    pub initial_burst_pkts: u32,
+    /// Drain -> Monitor after this many smoothed RTTs in Drain (thesis default 4).
+    pub monitor_timeout_rtts: u32,
+    /// Monitor accepts the probe when rho' >= this x rho. Section 4.1.1 says "greater or
+    /// equal to the current estimate" (1.0); 4.1.4 says "close to", so a lower value is a
+    /// tunable leniency.
+    pub monitor_accept_ratio: f64,
+    /// Tick of the receiver's TSval clock (the sender cannot observe it; see PeerClock).
+    pub peer_ts_granularity: Duration,
+}
+
+impl Default for FrameworkConfig {
+    fn default() -> Self {
+        FrameworkConfig {
+            initial_burst_pkts: 10,
+            monitor_timeout_rtts: 4,
+            monitor_accept_ratio: 1.0,
+            peer_ts_granularity: Duration::from_millis(1),
+        }
+    }
+}
+
+/// The window outside bursts: large enough never to bind. The thesis sender has no window
+/// ("packets will be sent continuously at a given rate as long as there are available
+/// packets", 4.2.3); the receiver's window still applies. 2^48 bytes also keeps window
+/// arithmetic in the endpoint far from overflow.
+pub const UNBOUNDED_CWND: u64 = 1 << 48;
+
+/// The fill/drain/monitor state machine, generic over the module.
+#[derive(Clone, Debug)]
+pub struct RateFramework<A> {
+    alg: A,
+    cfg: FrameworkConfig,
+    mss: u32,
+    state: RateState,
+    epoch: u64,
+    state_since: Instant,
+    clock: PeerClock,
+    delivered: DeliveryCounter,
+    delay: DelayEstimator,
+    rho: Option<Bandwidth>,
+    sigma: Bandwidth,
+    min_rtt: Option<Duration>,
+    srtt: Option<Duration>,
+    in_flight: u64,
+    /// Slow-start burst size in packets (doubles while no estimate arrives).
+    burst_pkts: u32,
+    /// Bytes of the current burst (Slow Start or Monitor probe) still to be sent unpaced.
+    burst_remaining: u64,
+    probe: Option<BurstProbe>,
+}
+
+impl<A: RateAlgorithm> RateFramework<A> {
+    pub fn new(mss: u32, alg: A) -> Self {
+        Self::with_config(mss, alg, FrameworkConfig::default())
+    }
+
+    pub fn with_config(mss: u32, alg: A, cfg: FrameworkConfig) -> Self {
+        let burst_pkts = cfg.initial_burst_pkts.max(1);
+        RateFramework {
+            alg,
+            cfg,
+            mss,
+            state: RateState::SlowStart,
+            epoch: 0,
+            state_since: Instant::ZERO,
+            clock: PeerClock::new(cfg.peer_ts_granularity),
+            delivered: DeliveryCounter::default(),
+            delay: DelayEstimator::default(),
+            rho: None,
+            sigma: Bandwidth::ZERO,
+            min_rtt: None,
+            srtt: None,
+            in_flight: 0,
+            burst_pkts,
+            burst_remaining: burst_pkts as u64 * mss as u64,
+            probe: None,
+        }
+    }
+
+    pub fn set_peer_ts_granularity(&mut self, g: Duration) {
+        self.cfg.peer_ts_granularity = g;
+        self.clock.set_granularity(g);
+    }
+
+    pub fn state(&self) -> RateState {
+        self.state
+    }
+    /// The receive-rate estimate rho.
+    pub fn rho(&self) -> Option<Bandwidth> {
+        self.rho
+    }
+    /// The current sending rate sigma (zero in Slow Start).
+    pub fn sigma(&self) -> Bandwidth {
+        self.sigma
+    }
+    /// The latest buffer delay t_buff = RD - RD_min.
+    pub fn buffer_delay(&self) -> Option<Duration> {
+        self.delay.buffer_delay()
+    }
+    pub fn rd_min(&self) -> Option<i64> {
+        self.delay.rd_min()
+    }
+    pub fn algorithm(&self) -> &A {
+        &self.alg
+    }
+    /// The Slow Start burst size n in packets.
+    pub fn burst_pkts(&self) -> u32 {
+        self.burst_pkts
+    }
+
+    fn ctx(&self, now: Instant) -> RateContext {
+        RateContext {
+            now,
+            mss: self.mss,
+            min_rtt: self.min_rtt,
+            srtt: self.srtt,
+            epoch: self.epoch,
+        }
+    }
+
+    fn enter(&mut self, now: Instant, s: RateState) {
+        self.state = s;
+        self.state_since = now;
+        self.epoch += 1;
+        if s != RateState::Monitor {
+            self.probe = None;
+        }
+        if s != RateState::SlowStart && s != RateState::Monitor {
+            self.burst_remaining = 0;
+        }
+    }
+
+    /// Thresholds with T_f >= T_d imposed (4.1.5 "the constraint T_f >= T_d is imposed").
+    fn thresholds(&self, rho: Bandwidth, now: Instant) -> (Duration, Duration) {
+        let ctx = self.ctx(now);
+        let tf = self.alg.threshold(RateState::BufferFill, rho, &ctx);
+        let td = self.alg.threshold(RateState::BufferDrain, rho, &ctx);
+        (tf, td.min(tf))
+    }
+
+    fn refresh_rate(&mut self, now: Instant) {
+        let Some(rho) = self.rho else {
+            self.sigma = Bandwidth::ZERO;
+            return;
+        };
+        if self.state == RateState::SlowStart {
+            self.sigma = Bandwidth::ZERO;
+            return;
+        }
+        let ctx = self.ctx(now);
+        let s = self.alg.get_rate(self.state, rho, &ctx);
+        // Our floor, not the thesis's: a module may compute a rate <= 0 (RRE's sigma_d when
+        // rho x RTT < 10 packets); one MSS per RTT keeps feedback (and the Monitor) alive.
+        let rtt = self.min_rtt.unwrap_or(Duration::from_millis(100));
+        let floor = Bandwidth::from_bytes_per(self.mss as u64, rtt).max(Bandwidth(1));
+        self.sigma = s.max(floor);
+    }
+
+    fn monitor_timeout(&self) -> Duration {
+        let rtt = self.srtt.or(self.min_rtt).unwrap_or(Duration::from_secs(1));
+        rtt.saturating_mul(self.cfg.monitor_timeout_rtts as u64)
+    }
+
+    fn start_monitor(&mut self, now: Instant) {
+        self.enter(now, RateState::Monitor);
+        let len = self.cfg.initial_burst_pkts.max(1) as u64 * self.mss as u64;
+        // The data already in flight is delivered before the burst (4.1.4: "a small burst of
+        // n packets is sent ... we wait for the feedback from the initial small burst").
+        self.probe = Some(BurstProbe::new(self.in_flight, len));
+        self.burst_remaining = len;
+    }
+
+    fn check_drain_timeout(&mut self, now: Instant) {
+        if self.state == RateState::BufferDrain
+            && now.saturating_since(self.state_since) >= self.monitor_timeout()
+        {
+            self.start_monitor(now);
+        }
+    }
+
+    fn finish_probe(&mut self, now: Instant) {
+        let Some(probe) = self.probe.as_ref() else {
+            return;
+        };
+        let Some(result) = probe.result(self.clock.granularity()) else {
+            return;
+        };
+        let min_rd = probe.min_rd();
+        let rho = self.rho.unwrap_or(Bandwidth::ZERO);
+        let bar = rho.as_bps() as f64 * self.cfg.monitor_accept_ratio;
+        let (measured, new_rho) = match result {
+            ProbeResult::Rate(r) => (r, Some(r)),
+            // Faster than one tick can resolve: a lower bound only, rho stays.
+            ProbeResult::AtLeast(r) => (r, None),
+        };
+        if let Some(r) = new_rho {
+            self.rho = Some(r);
+            self.alg.set_rho(r);
+        }
+        if measured.as_bps() as f64 >= bar {
+            // "the buffer is either empty or a competing flow reduced the rate momentarily.
+            // Either way, RD_min is updated and the state is switched back to buffer fill".
+            if let Some(rd) = min_rd {
+                self.delay.reset_min(rd);
+            }
+            self.enter(now, RateState::BufferFill);
+        } else {
+            // "We return to the buffer drain state with the updated rho = rho' without
+            // changing RD_min."
+            self.enter(now, RateState::BufferDrain);
+        }
+    }
+}
+
+impl<A: RateAlgorithm> CongestionControl for RateFramework<A> {
+    fn name(&self) -> &'static str {
+        self.alg.name()
+    }
+
+    fn on_packet_sent(&mut self, now: Instant, bytes: u32, in_flight: u64, _retransmit: bool) {
+        self.in_flight = in_flight;
+        self.burst_remaining = self.burst_remaining.saturating_sub(bytes as u64);
+        self.check_drain_timeout(now);
+        self.refresh_rate(now);
+    }
+
+    fn on_ack(&mut self, now: Instant, ack: &AckSample, _rtt: &RttEstimator) {
+        self.in_flight = ack.in_flight;
+        if let Some(r) = ack.rtt {
+            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            // RFC 6298 SRTT (gain 1/8), kept here so the framework does not depend on the
+            // endpoint's estimator internals.
+            self.srtt = Some(match self.srtt {
+                None => r,
+                Some(s) => Duration((s.as_nanos() * 7 + r.as_nanos()) / 8),
+            });
+        }
+        let delivered = self.delivered.on_ack(ack, self.mss);
+        let newly_acked = ack.bytes_acked + ack.bytes_sacked > 0;
+        let mut t_buff = None;
+        if let Some(tsval) = ack.peer_tsval {
+            let t_ns = self.clock.to_ns(tsval);
+            // RD only from an ACK that newly acknowledges data: a duplicate ACK echoes the
+            // TSval of the last in-sequence segment (4.1.3), whose send time is stale.
+            let rd = match ack.echo_sent_at {
+                Some(sent) if newly_acked => Some(t_ns - sent.as_nanos() as i64),
+                _ => None,
+            };
+            if let Some(rd) = rd {
+                self.delay.on_sample(rd);
+                t_buff = self.delay.buffer_delay();
+            }
+            if delivered > 0 {
+                if let Some(r) = self.alg.update(t_ns, delivered) {
+                    // While a Monitor probe is outstanding its rho' decides; afterwards the
+                    // module's estimate (re-seeded with rho') takes over again.
+                    if self.state != RateState::Monitor {
+                        self.rho = Some(r);
+                    }
+                }
+            }
+            if let Some(p) = self.probe.as_mut() {
+                p.on_ack(t_ns, delivered, rd);
+            }
+        }
+
+        match self.state {
+            RateState::SlowStart => {
+                if self.rho.is_some() {
+                    self.enter(now, RateState::BufferFill);
+                } else if self.burst_remaining == 0 && ack.in_flight == 0 {
+                    // 4.1.1: "If n packets are not sufficient to estimate the rate, then n
+                    // is doubled and another burst is sent."
+                    self.burst_pkts = self.burst_pkts.saturating_mul(2);
+                    self.burst_remaining = self.burst_pkts as u64 * self.mss as u64;
+                }
+            }
+            RateState::BufferFill => {
+                let rho = self.rho.unwrap_or(Bandwidth::ZERO);
+                let (tf, _) = self.thresholds(rho, now);
+                if t_buff.is_some_and(|b| b > tf) {
+                    self.enter(now, RateState::BufferDrain);
+                }
+            }
+            RateState::BufferDrain => {
+                let rho = self.rho.unwrap_or(Bandwidth::ZERO);
+                let (_, td) = self.thresholds(rho, now);
+                if t_buff.is_some_and(|b| b < td) {
+                    self.enter(now, RateState::BufferFill);
+                } else {
+                    self.check_drain_timeout(now);
+                }
+            }
+            RateState::Monitor => {
+                if self.probe.as_ref().is_some_and(|p| p.complete()) {
+                    self.finish_probe(now);
+                } else if now.saturating_since(self.state_since) >= self.monitor_timeout() {
+                    // Our guard, not the thesis's: a probe whose feedback never completes
+                    // (application-limited burst) must not pin the flow at sigma_m.
+                    self.enter(now, RateState::BufferDrain);
+                }
+            }
+        }
+        self.refresh_rate(now);
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        event: CongestionEvent,
+        in_flight: u64,
+        _rtt: &RttEstimator,
+    ) {
+        self.in_flight = in_flight;
+        match event {
+            CongestionEvent::FastRecovery => {
+                // 4.3.3: "to be conservative, we switch momentarily to Buffer Drain state
+                // when we encounter a packet loss". Staying in Drain keeps its timer running,
+                // so repeated losses lead on to Monitor. Slow Start has no rate to drain at.
+                match self.state {
+                    RateState::BufferFill | RateState::Monitor => {
+                        self.enter(now, RateState::BufferDrain)
+                    }
+                    RateState::BufferDrain | RateState::SlowStart => {}
+                }
+            }
+            CongestionEvent::Timeout => {
+                // 4.1.1: "if there is a retransmission timeout, the stack returns to the
+                // Slow Start state". RD_min is kept: the path's base delay is unchanged.
+                self.enter(now, RateState::SlowStart);
+                self.alg.reset();
+                self.delivered.reset_credits();
+                self.rho = None;
+                self.burst_pkts = self.cfg.initial_burst_pkts.max(1);
+                self.burst_remaining = self.burst_pkts as u64 * self.mss as u64;
+            }
+        }
+        self.refresh_rate(now);
+    }
+
+    fn congestion_window(&self) -> u64 {
+        if self.burst_remaining > 0 || self.state == RateState::SlowStart {
+            // A burst goes out unpaced: exactly what is in flight plus the rest of the burst.
+            self.in_flight + self.burst_remaining
+        } else {
+            UNBOUNDED_CWND
+        }
+    }
+
+    fn ssthresh(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn pacing_rate(&self) -> Option<Bandwidth> {
+        if self.state == RateState::SlowStart || self.burst_remaining > 0 {
+            None
+        } else {
+            Some(self.sigma)
+        }
+    }
+
+    fn wants_dup_acks(&self) -> bool {
+        true
+    }
+
+    fn pacing_rounding(&self) -> Rounding {
+        // 4.3.1: "round up this value in the Buffer Fill state and round down this value in
+        // the Buffer Drain and Monitor states".
+        if self.state == RateState::BufferFill {
+            Rounding::Up
+        } else {
+            Rounding::Down
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
