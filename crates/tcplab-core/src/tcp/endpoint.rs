@@ -559,6 +559,9 @@ impl Endpoint {
                 in_recovery: was_in_recovery || self.in_recovery,
                 app_limited: self.written == self.snd_nxt && prior_pipe < self.cwnd(),
                 peer_tsval: seg.options.timestamps.map(|t| t.tsval),
+                // The rate-based fields (dup_ack, echo_sent_at, ...) are filled once the
+                // endpoint hosts the rate-based framework (issue 5).
+                ..AckSample::default()
             };
             self.cc.on_ack(now, &sample, &self.rtt);
         }
