@@ -52,6 +52,18 @@ def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
+def _show(v: Any) -> str:
+    """A value as it appeared in the file, with its TOML type: ``"yes" (a string)``."""
+    if isinstance(v, str):
+        text = json.dumps(v, ensure_ascii=False)
+        return (text if len(text) <= 40 else text[:37] + '..."') + " (a string)"
+    if isinstance(v, bool):
+        return f"{str(v).lower()} (a boolean)"
+    if isinstance(v, (int, float)):
+        return f"{v} ({_type_name(v)})"
+    return _type_name(v)
+
+
 def _type_name(v: Any) -> str:
     if isinstance(v, bool):
         return "a boolean"
@@ -129,18 +141,18 @@ class _Ctx:
 
     def boolean(self, v: Any, path: str) -> bool:
         if not isinstance(v, bool):
-            raise self.error(path, f"expected true or false, got {_type_name(v)}")
+            raise self.error(path, f"expected true or false, got {_show(v)}")
         return v
 
     def string(self, v: Any, path: str) -> str:
         if not isinstance(v, str) or not v:
-            raise self.error(path, f"expected a non-empty string, got {_type_name(v)}")
+            raise self.error(path, f"expected a non-empty string, got {_show(v)}")
         return v
 
     def integer(self, lo: int = 0, hi: int = 2**64 - 1) -> Callable[[Any, str], int]:
         def conv(v: Any, path: str) -> int:
             if isinstance(v, bool) or not isinstance(v, int):
-                raise self.error(path, f"expected an integer, got {_type_name(v)}")
+                raise self.error(path, f"expected an integer, got {_show(v)}")
             if v < lo or v > hi:
                 raise self.error(path, f"expected an integer in {lo}..{hi}, got {v}")
             return v
@@ -149,7 +161,7 @@ class _Ctx:
 
     def probability(self, v: Any, path: str) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise self.error(path, f"expected a probability between 0 and 1 (e.g. 0.01), got {_type_name(v)}")
+            raise self.error(path, f"expected a probability between 0 and 1 (e.g. 0.01), got {_show(v)}")
         if not 0.0 <= float(v) <= 1.0:
             raise self.error(path, f"expected a probability between 0 and 1 (e.g. 0.01), got {v}")
         return float(v)
@@ -157,7 +169,7 @@ class _Ctx:
     def choice(self, options: list[str]) -> Callable[[Any, str], str]:
         def conv(v: Any, path: str) -> str:
             if not isinstance(v, str):
-                raise self.error(path, f"expected one of {', '.join(map(json.dumps, options))}, got {_type_name(v)}")
+                raise self.error(path, f"expected one of {', '.join(map(json.dumps, options))}, got {_show(v)}")
             if v not in options:
                 close = difflib.get_close_matches(v, options, n=1, cutoff=0.5)
                 hint = f' (did you mean "{close[0]}"?)' if close else ""
@@ -250,8 +262,7 @@ class _Parser:
             try:
                 read_trace(p)
             except TraceError as e:
-                where = "" if Path(rel).is_absolute() else f' (given "{rel}", relative to the scenario file)'
-                raise c.error(_join(path, "trace"), f"{e}{where}") from None
+                raise c.error(_join(path, "trace"), str(e)) from None
             opp = c.get(t, "opportunity", path, c.size(), 1500)
             out["rate"] = {"kind": "trace", "path": str(p), "opportunity_bytes": opp}
         else:
@@ -421,13 +432,13 @@ class _Parser:
         c = self.c
         if v == "unlimited":
             return {"kind": "unlimited"}
+        expected = 'expected "unlimited", a rate like "6Mbit/s" or a table { pattern = [...], slot = "530ms" }'
         if isinstance(v, str):
-            try:
-                return {"kind": "constant", "bps": units.parse_rate(v, allow_zero=True), "tick": 1_000_000}
-            except units.UnitError as e:
-                raise c.error(path, f'expected "unlimited", a rate like "6Mbit/s" or a table {{ pattern = [...], slot = "530ms" }}: {e}') from None
+            if not v.lstrip()[:1].isdigit() and not v.lstrip().startswith("-"):
+                raise c.error(path, f"{expected}, got {_show(v)}")
+            return {"kind": "constant", "bps": c.rate(allow_zero=True)(v, path), "tick": 1_000_000}
         if not isinstance(v, dict):
-            raise c.error(path, f'expected "unlimited", a rate like "6Mbit/s" or a table {{ pattern = [...], slot = "530ms" }}, got {_type_name(v)}')
+            raise c.error(path, f"{expected}, got {_show(v)}")
         if "pattern" in v:
             t = c.table(v, path, ["pattern", "slot", "tick"], ["slot"])
             pp = _join(path, "pattern")

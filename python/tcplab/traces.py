@@ -40,17 +40,27 @@ class TraceInfo:
 _cache: dict[tuple[str, int, int], list[int]] = {}
 
 
+def _shown(p: Path) -> str:
+    """A path for messages: relative to the current directory when that is shorter."""
+    try:
+        rel = os.path.relpath(p)
+    except ValueError:
+        return str(p)
+    return rel if len(rel) < len(str(p)) else str(p)
+
+
 def read_trace(path: str | os.PathLike[str]) -> list[int]:
     """The validated timestamps (ms) of a trace file; raises :class:`TraceError`."""
     p = Path(path)
+    shown = _shown(p) if p.is_absolute() else str(p)
     try:
         st = p.stat()
     except FileNotFoundError:
-        raise TraceError(f"trace file not found: {p}") from None
+        raise TraceError(f"trace file not found: {shown}") from None
     except OSError as e:
-        raise TraceError(f"cannot read trace file {p}: {e.strerror}") from None
+        raise TraceError(f"cannot read trace file {shown}: {e.strerror}") from None
     if p.is_dir():
-        raise TraceError(f"trace path is a directory, not a file: {p}")
+        raise TraceError(f"trace path is a directory, not a file: {shown}")
     key = (str(p.resolve()), st.st_mtime_ns, st.st_size)
     if key in _cache:
         return _cache[key]
@@ -58,31 +68,29 @@ def read_trace(path: str | os.PathLike[str]) -> list[int]:
         text = p.read_bytes().decode("ascii")
     except UnicodeDecodeError as e:
         line = p.read_bytes()[: e.start].count(b"\n") + 1
-        raise TraceError(f"{p}:{line}: not a text file (Mahimahi traces hold one integer per line)") from None
+        raise TraceError(f"{shown}:{line}: not a text file (Mahimahi traces hold one integer per line)") from None
     except OSError as e:
-        raise TraceError(f"cannot read trace file {p}: {e.strerror}") from None
+        raise TraceError(f"cannot read trace file {shown}: {e.strerror}") from None
     lines = text.splitlines()
     # Trailing blank lines are harmless; blank lines inside are not.
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
-        raise TraceError(f"trace file is empty: {p} (expected one integer millisecond timestamp per line)")
+        raise TraceError(f"trace file is empty: {shown} (expected one integer millisecond timestamp per line)")
     out: list[int] = []
     prev = 0
     for i, raw in enumerate(lines, start=1):
         s = raw.strip()
         if not s.isdigit():
-            shown = raw if len(raw) <= 40 else raw[:37] + "..."
-            raise TraceError(
-                f'{p}:{i}: expected a non-negative integer (milliseconds), got "{shown}"'
-            )
+            bad = raw if len(raw) <= 40 else raw[:37] + "..."
+            raise TraceError(f'{shown}:{i}: expected a non-negative integer (milliseconds), got "{bad}"')
         t = int(s)
         if t < prev:
-            raise TraceError(f"{p}:{i}: timestamps must not decrease ({t} ms after {prev} ms)")
+            raise TraceError(f"{shown}:{i}: timestamps must not decrease ({t} ms after {prev} ms)")
         out.append(t)
         prev = t
     if out[-1] == 0:
-        raise TraceError(f"{p}:{len(out)}: the last timestamp is 0 ms; a trace must span at least 1 ms")
+        raise TraceError(f"{shown}:{len(out)}: the last timestamp is 0 ms; a trace must span at least 1 ms")
     _cache.clear()  # keep at most one trace in memory
     _cache[key] = out
     return out
