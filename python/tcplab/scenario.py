@@ -673,7 +673,7 @@ class Scenario:
         for k, v in self.overrides:
             shown = _apply_override(raw, k, v, source)
             overridden[shown] = f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
-        self.canonical: dict[str, Any] = _build(raw, _Ctx(source, base_dir, overridden), Path(source).stem if source else "scenario")
+        self.canonical: dict[str, Any] = _build(raw, _Ctx(source, base_dir, overridden), Path(source).stem if source and source != "<dict>" else "scenario")
         self.links: list[str] = self.canonical.pop("_links")
         self.nodes: list[str] = self.canonical.pop("_nodes")
 
