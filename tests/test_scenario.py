@@ -274,3 +274,13 @@ def test_variants_come_from_rust():
     assert "newreno" in v["cc"] and "cubic" in v["cc"]
     assert v["fc"][0] == "classic"
     assert v["discipline"] == ["drop_tail", "drop_head"]
+
+
+def test_every_key_is_documented():
+    from tcplab.scenario import FLOW_KEYS, LINK_KEYS, TCP_KEYS, TOP_KEYS
+
+    from conftest import REPO
+
+    doc = (REPO / "docs" / "scenarios.md").read_text()
+    for key in TOP_KEYS + LINK_KEYS + TCP_KEYS + FLOW_KEYS + ["interval", "timeseries", "exact_percentiles", "pcap", "pairs", "nodes"]:
+        assert f"`{key}`" in doc or f"`[{key}]`" in doc or f"`[[{key}]]`" in doc, key
