@@ -166,3 +166,35 @@ def test_real_run_examples(name, tmp_path):
     s = json.loads(r.stdout)
     assert s["invariants"]["ok"], s["invariants"]["violations"]
     assert all(f["bytes_delivered"] > 0 for f in s["flows"] if f["start_s"] < 2.0)
+
+
+def test_progress_bar_waits_a_second_then_draws(monkeypatch, capsys):
+    clock = {"t": 100.0}
+    monkeypatch.setattr(tcli.time, "perf_counter", lambda: clock["t"])
+    bar = tcli._ProgressBar()
+    clock["t"] += 0.5
+    assert bar(1.0, 10.0, 5000) is True
+    assert capsys.readouterr().err == ""  # short runs never show a bar
+    clock["t"] += 1.0
+    bar(5.0, 10.0, 2_000_000)
+    err = capsys.readouterr().err
+    assert err.startswith("\r[###############...............]  50.0%") and "2.00M events" in err
+    bar.close()
+    assert capsys.readouterr().err.startswith("\r ")
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(fake_sim, tmp_path, capsys):
+    assert tcli.main(["run", P2P, "--out", str(tmp_path / "o"), "--no-plots"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_seed_does_not_change_the_scenario_hash(fake_sim, tmp_path, capsys):
+    hashes = []
+    for seed in ("1", "2"):
+        assert tcli.main(["run", P2P, "--out", str(tmp_path / seed), "--seed", seed, "--json", "--no-plots"]) == 0
+        s = json.loads(capsys.readouterr().out)
+        assert s["seed"] == int(seed)
+        hashes.append(s["scenario_sha256"])
+    assert hashes[0] == hashes[1]
+    assert tcli.main(["run", P2P, "--out", str(tmp_path / "3"), "--set", "duration=5s", "--json", "--no-plots"]) == 0
+    assert json.loads(capsys.readouterr().out)["scenario_sha256"] != hashes[0]

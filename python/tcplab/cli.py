@@ -207,8 +207,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .scenario import load
 
     sc = load(args.scenario, args.overrides)
-    if args.seed is not None:
-        sc = sc.with_overrides({"seed": args.seed})
     if args.pcap:
         sc = sc.add_pcap(args.pcap)
     out = Path(args.out) if args.out else Path("out") / sc.name
@@ -218,7 +216,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     bar = _ProgressBar() if (sys.stderr.isatty() and not args.json) else None
     try:
         try:
-            res = run(sc, progress=bar, pcap_dir=stage)
+            # --seed is not an override: the scenario hash stays the same across seeds.
+            res = run(sc, seed=args.seed, progress=bar, pcap_dir=stage)
         finally:
             if bar:
                 bar.close()
