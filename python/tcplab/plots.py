@@ -65,6 +65,7 @@ def write_plots(result: "Result", out: Path) -> list[Path]:
     m, rows = _pick(df, "flow", GOODPUT)
     if m:
         _per_entity(ax, rows)
+        ax.set_ylim(bottom=0)
         ax.legend(loc="best", fontsize="small")
     else:
         _empty(ax, "goodput")
