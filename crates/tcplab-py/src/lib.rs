@@ -1,1 +1,151 @@
-//! SKELETON
+//! Thin PyO3 bindings: the Python layer (python/tcplab) parses TOML into the canonical
+//! `Scenario` JSON (integer ns, bit/s, bytes) and calls `run_json`; only JSON strings cross
+//! the boundary, so the contract is `tcplab_sim::config::Scenario` and `output::RunOutput`.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use tcplab_sim::config::{QueueSpec, RecordSpec, Scenario};
+use tcplab_sim::{Progress, SimError};
+
+create_exception!(
+    _tcplab,
+    SimulationError,
+    PyException,
+    "A `tcplab_sim::SimError`: args are (kind, message), kind one of \"config\", \"trace\", \
+     \"event_budget\", \"io\", \"cancelled\", \"scenario_json\"."
+);
+
+fn sim_error(e: &SimError) -> PyErr {
+    let (kind, msg) = match e {
+        SimError::Config(m) => ("config", m.clone()),
+        SimError::Trace(m) => ("trace", m.clone()),
+        SimError::EventBudget { .. } => ("event_budget", e.to_string()),
+        SimError::Io(m) => ("io", m.clone()),
+        SimError::Cancelled => ("cancelled", e.to_string()),
+    };
+    SimulationError::new_err((kind, msg))
+}
+
+fn parse_scenario(canonical_json: &str) -> PyResult<Scenario> {
+    serde_json::from_str(canonical_json).map_err(|e| {
+        SimulationError::new_err((
+            "scenario_json",
+            format!("canonical scenario JSON rejected: {e}"),
+        ))
+    })
+}
+
+/// Check that `canonical_json` deserialises into `tcplab_sim::config::Scenario` (the
+/// Python/Rust contract) and return it re-serialised with every default filled in.
+#[pyfunction]
+fn check_scenario_json(canonical_json: &str) -> PyResult<String> {
+    let sc = parse_scenario(canonical_json)?;
+    Ok(serde_json::to_string(&sc).expect("Scenario serialises"))
+}
+
+/// Defaults of the Rust side as JSON: `{"tcp": TcpConfig, "record": RecordSpec, "queue": QueueSpec}`.
+/// The Python layer fills them in so canonical scenarios are fully explicit.
+#[pyfunction]
+fn defaults_json() -> String {
+    serde_json::json!({
+        "tcp": tcplab_core::tcp::TcpConfig::default(),
+        "record": RecordSpec::default(),
+        "queue": QueueSpec::default(),
+    })
+    .to_string()
+}
+
+/// The variant names serde accepts for an enum, read off serde's own "unknown variant"
+/// error so the list follows the Rust enum without a second copy in Python.
+fn variants_of<T: serde::de::DeserializeOwned>() -> Vec<String> {
+    let Err(e) = serde_json::from_str::<T>("\"\\u0000\"") else {
+        return Vec::new();
+    };
+    let msg = e.to_string();
+    let Some(tail) = msg.split("expected").nth(1) else {
+        return Vec::new();
+    };
+    tail.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Names accepted for the enumerated scenario keys: `{"cc": [...], "fc": [...], "discipline": [...]}`.
+#[pyfunction]
+fn variants_json() -> String {
+    serde_json::json!({
+        "cc": variants_of::<tcplab_core::cc::CcKind>(),
+        "fc": variants_of::<tcplab_core::fc::FcKind>(),
+        "discipline": variants_of::<tcplab_sim::config::Discipline>(),
+    })
+    .to_string()
+}
+
+/// Run one canonical scenario and return `RunOutput` as JSON.
+///
+/// The GIL is released while simulating and re-acquired only to call
+/// `progress(sim_time_s, duration_s, events) -> bool | None`; returning False (or the callback
+/// raising, or a pending KeyboardInterrupt) cancels the run and the exception propagates.
+#[pyfunction]
+#[pyo3(signature = (canonical_json, progress=None))]
+fn run_json(py: Python<'_>, canonical_json: &str, progress: Option<PyObject>) -> PyResult<String> {
+    let scenario = parse_scenario(canonical_json)?;
+    let mut pending: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        let mut cb = |p: Progress| -> bool {
+            Python::with_gil(|py| {
+                if let Err(e) = py.check_signals() {
+                    pending = Some(e);
+                    return false;
+                }
+                let Some(f) = progress.as_ref() else {
+                    return true;
+                };
+                let args = (p.sim_time.as_secs_f64(), p.duration.as_secs_f64(), p.events);
+                match f.call1(py, args) {
+                    Ok(v) => v.is_none(py) || v.is_truthy(py).unwrap_or(true),
+                    Err(e) => {
+                        pending = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        tcplab_sim::run(&scenario, &mut cb)
+    });
+    if let Some(e) = pending {
+        return Err(e);
+    }
+    match result {
+        Ok(out) => Ok(serde_json::to_string(&out).expect("RunOutput serialises")),
+        Err(e) => Err(sim_error(&e)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// WIRE-ME (lead): once `tcplab_sim::link::trace_info(path: &str) -> Result<TraceInfo, SimError>`
+// exists, uncomment this and add `m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;`
+// below. python/tcplab/traces.py uses it when present and falls back to its own reader.
+//
+// /// Mahimahi trace statistics as JSON (`TraceInfo`).
+// #[pyfunction]
+// fn trace_info_json(path: &str) -> PyResult<String> {
+//     let info = tcplab_sim::link::trace_info(path).map_err(|e| sim_error(&e))?;
+//     Ok(serde_json::to_string(&info).expect("TraceInfo serialises"))
+// }
+// ---------------------------------------------------------------------------------------
+
+#[pymodule]
+fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("SUMMARY_SCHEMA", tcplab_sim::output::SUMMARY_SCHEMA)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(check_scenario_json, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(variants_json, m)?)?;
+    Ok(())
+}

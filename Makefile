@@ -1,0 +1,58 @@
+# tcplab: `make run` runs a representative experiment, `make test` runs every test.
+# Set-up is idempotent: stamp files in .venv/ skip what is already done.
+
+PYTHON  ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+DEPS    := $(VENV)/.stamp-deps
+BUILD   := $(VENV)/.stamp-build
+SCENARIO ?= scenarios/examples/p2p-bulk.toml
+OUT     ?= out
+
+# Everything the extension module is built from.
+RUST_SRC := Cargo.toml Cargo.lock pyproject.toml $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
+
+.PHONY: all setup run test test-rust test-python tshark clean
+all: test
+
+setup: $(BUILD)
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+
+$(DEPS): requirements-dev.txt | $(VPY)
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+# `maturin develop` installs tcplab into the venv in editable mode (Python edits need no
+# rebuild) with the release-built extension, and creates .venv/bin/tcplab.
+$(BUILD): $(DEPS) $(RUST_SRC)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH="$(abspath $(VENV))/bin:$$PATH" \
+		$(VENV)/bin/maturin develop --release >$(VENV)/maturin.log 2>&1 \
+		|| { cat $(VENV)/maturin.log; exit 1; }
+	@test -x $(VENV)/bin/tcplab
+	@touch $@
+
+run: $(BUILD)
+	$(VENV)/bin/tcplab run $(SCENARIO) --out $(OUT)/$(basename $(notdir $(SCENARIO)))
+
+# tshark is only needed by the pcap test, which skips without it.
+tshark:
+	@command -v tshark >/dev/null 2>&1 || { \
+		if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+			echo "installing tshark (for the pcap test)..."; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null 2>&1 \
+			|| { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark >/dev/null 2>&1; } \
+			|| echo "note: could not install tshark; the pcap test will skip"; \
+		else echo "note: tshark not available; the pcap test will skip"; fi; }
+
+test-rust:
+	cargo test --workspace --exclude tcplab-py --release
+
+test-python: $(BUILD) tshark
+	$(VENV)/bin/pytest -q
+
+test: test-rust test-python
+
+clean:
+	rm -rf $(VENV) $(OUT) python/tcplab/*.so

@@ -1,0 +1,310 @@
+"""The ``tcplab`` command: run, validate, trace-info.
+
+Exit codes: 0 success; 1 the simulation failed (event budget, I/O, cancelled); 2 bad input
+(scenario, trace, usage); 3 the run finished but broke an invariant (results untrustworthy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from .errors import ScenarioError, TcplabError
+
+EXIT_SIM_FAILED = 1
+EXIT_USER = 2
+EXIT_INVALID_RUN = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2, as argparse does, without a traceback
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USER, f"{self.prog}: error: {message}\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = _Parser(
+        prog="tcplab",
+        description="Deterministic packet-level simulator for TCP flow control and rate-based congestion control.",
+        epilog=(
+            "examples:\n"
+            "  tcplab run scenarios/examples/p2p-bulk.toml\n"
+            "  tcplab validate scenarios/examples/*.toml\n"
+            "  tcplab trace-info ../shared/traces/cellular/Verizon-LTE-short.down\n\n"
+            "docs: docs/scenarios.md (scenario files), docs/summary.md (outputs), docs/cli.md"
+        ),
+        formatter_class=fmt,
+    )
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"tcplab {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    r = sub.add_parser(
+        "run",
+        help="run one scenario and write its summary, time series and plots",
+        description="Run one scenario file; print a summary table and write summary.json, "
+        "scenario.json, timeseries.parquet and PNG plots to the output folder.",
+        epilog=(
+            "examples:\n"
+            "  tcplab run scenarios/examples/p2p-bulk.toml\n"
+            "  tcplab run scenarios/examples/p2p-bulk.toml --seed 7 --out out/bulk-7\n"
+            "  tcplab run scenarios/examples/p2p-bulk.toml --set topology.downlink.rate=5Mbit/s --set flows.0.cc=cubic\n"
+            "  tcplab run scenarios/examples/p2p-bulk.toml --json > summary.json\n"
+            "  tcplab run scenarios/examples/p2p-bulk.toml --pcap downlink --pcap uplink\n\n"
+            "exit codes: 0 ok, 1 simulation failed, 2 bad input, 3 invariant violated"
+        ),
+        formatter_class=fmt,
+    )
+    r.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (docs/scenarios.md)")
+    r.add_argument("--seed", type=_seed, metavar="N", help="seed (replaces the file's seed)")
+    r.add_argument("--out", metavar="DIR", help="output folder (default: out/<scenario name>)")
+    r.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
+        help="override a key of the file, e.g. topology.downlink.rate=5Mbit/s or flows.0.cc=cubic (repeatable)",
+    )
+    r.add_argument("--json", action="store_true", help="print summary.json to stdout and nothing else")
+    r.add_argument("--pcap", action="append", default=[], metavar="LINK", help="write a pcap of this link to DIR/<link>.pcap (repeatable)")
+    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
+    v = sub.add_parser(
+        "validate",
+        help="check scenario files (and their trace files) without running them",
+        description="Check scenario files, including the trace files they name, without running them.",
+        epilog="examples:\n  tcplab validate scenarios/examples/p2p-bulk.toml\n  tcplab validate scenarios/examples/*.toml --set duration=5s",
+        formatter_class=fmt,
+    )
+    v.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml")
+    v.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a key, as for run")
+
+    t = sub.add_parser(
+        "trace-info",
+        help="duration and mean/min/max rate of Mahimahi trace files",
+        description="Print a Mahimahi trace's duration, number of delivery opportunities and "
+        "mean/min/max rate (min and max over whole 1-second windows).",
+        epilog="examples:\n  tcplab trace-info ../shared/traces/cellular/Verizon-LTE-short.down\n  tcplab trace-info --json trace.down",
+        formatter_class=fmt,
+    )
+    t.add_argument("traces", nargs="+", metavar="FILE")
+    t.add_argument("--json", action="store_true", help="print JSON (an object for one file, an array for several)")
+    return p
+
+
+def _seed(text: str) -> int:
+    try:
+        n = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if not 0 <= n < 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer in 0..2^64-1, got {n}")
+    return n
+
+
+def _err(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+
+
+# ----------------------------------------------------------------------------------------
+
+
+class _ProgressBar:
+    """A one-line bar on stderr, shown only on a terminal and only once a run passes 1 s."""
+
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.shown = False
+        self.width = 30
+
+    def __call__(self, sim_s: float, dur_s: float, events: int) -> bool:
+        now = time.perf_counter()
+        if now - self.t0 < 1.0 or now - self.last < 0.1:
+            return True
+        self.last = now
+        self.shown = True
+        frac = min(1.0, sim_s / dur_s) if dur_s > 0 else 1.0
+        filled = int(frac * self.width)
+        el = now - self.t0
+        eta = f"eta {el / frac - el:4.0f}s" if frac > 0.01 else "eta    ?"
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {frac * 100:5.1f}%  sim {sim_s:7.2f}/{dur_s:g} s  {events / 1e6:7.2f}M events  {eta} ")
+        sys.stderr.flush()
+        return True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+            sys.stderr.flush()
+
+
+def _summary_table(s: dict[str, Any]) -> str:
+    lines = [f"scenario {s['scenario']}  seed {s['seed']}  simulated {s['duration_s']:g} s  {s['events']} events  wall {s['wall_s']:.2f} s"]
+    hdr = ("flow", "direction", "cc/fc", "goodput Mbit/s", "delivered MB", "retx", "RTOs", "zero-win", "OWD p50/p95 ms", "RTT p50/p95 ms", "done s")
+    rows = []
+    for f in s.get("flows", []):
+        o, r = f.get("owd_ms", {}), f.get("rtt_ms", {})
+        rows.append(
+            (
+                f["name"],
+                f["direction"],
+                f"{f['cc']}/{f['fc']}",
+                f"{f['goodput_mbps']:.3f}",
+                f"{f['bytes_delivered'] / 1e6:.3f}",
+                str(f["retransmits"]),
+                str(f["timeouts"]),
+                str(f["zero_window_events"]),
+                f"{o.get('p50', 0):.1f}/{o.get('p95', 0):.1f}",
+                f"{r.get('p50', 0):.1f}/{r.get('p95', 0):.1f}",
+                "-" if f.get("completion_s") is None else f"{f['completion_s']:.3f}",
+            )
+        )
+    lines += _table(hdr, rows)
+    lhdr = ("link", "from->to", "capacity Mbit/s", "util %", "tx pkts", "drops queue/loss", "max queue pkts")
+    lrows = [
+        (
+            l["name"],
+            f"{l['from']}->{l['to']}",
+            f"{l['capacity_mbps']:.3f}",
+            f"{l['utilization'] * 100:.1f}",
+            str(l["tx_packets"]),
+            f"{l['drops']['queue']}/{l['drops']['loss']}",
+            str(l["max_queue_packets"]),
+        )
+        for l in s.get("links", [])
+        if l["tx_packets"] > 0
+    ]
+    if lrows:
+        lines.append("")
+        lines += _table(lhdr, lrows)
+    if len(s.get("flows", [])) > 1:
+        lines.append(f"Jain fairness index: {s['jain_fairness']:.4f}")
+    return "\n".join(lines)
+
+
+def _table(hdr: Sequence[str], rows: list[Sequence[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(hdr)]
+    fmt = "  ".join(f"{{:<{w}}}" if i < 2 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return [fmt.format(*hdr), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows]
+
+
+# ----------------------------------------------------------------------------------------
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .runner import run
+    from .scenario import load
+
+    sc = load(args.scenario, args.overrides)
+    if args.pcap:
+        sc = sc.add_pcap(args.pcap)
+    out = Path(args.out) if args.out else Path("out") / sc.name
+    # Everything is written to a staging folder first and moved into `out` only after a
+    # successful run, so a refused or failed run leaves `out` untouched.
+    stage = Path(tempfile.mkdtemp(prefix="tcplab-run-"))
+    bar = _ProgressBar() if (sys.stderr.isatty() and not args.json) else None
+    try:
+        try:
+            # --seed is not an override: the scenario hash stays the same across seeds.
+            res = run(sc, seed=args.seed, progress=bar, pcap_dir=stage)
+        finally:
+            if bar:
+                bar.close()
+        res.write(stage, plots=not args.no_plots)
+        out.mkdir(parents=True, exist_ok=True)
+        for f in sorted(stage.iterdir()):
+            dest = out / f.name
+            if dest.is_dir():
+                shutil.rmtree(dest)
+            shutil.move(str(f), str(dest))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    s = res.summary
+    if args.json:
+        sys.stdout.write(json.dumps(s, indent=2) + "\n")
+    else:
+        print(_summary_table(s))
+        print(f"\nwrote {out}/: " + ", ".join(sorted(p.name for p in out.iterdir() if p.is_file())))
+    if not res.ok:
+        bar_line = "!" * 78
+        violations = s.get("invariants", {}).get("violations", [])
+        print(f"{bar_line}\nINVALID RUN: the simulation broke {len(violations)} invariant(s); do not use these numbers.", file=sys.stderr)
+        for v in violations:
+            print(f"  - {v}", file=sys.stderr)
+        print(bar_line, file=sys.stderr)
+        return EXIT_INVALID_RUN
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .scenario import load
+
+    worst = 0
+    for path in args.scenarios:
+        try:
+            sc = load(path, args.overrides)
+        except TcplabError as e:
+            _err(str(e))
+            worst = max(worst, e.exit_code)
+            continue
+        topo = sc.canonical["topology"]["kind"]
+        print(f"ok: {path}: {sc.name}: {topo}, {len(sc.links)} links, {len(sc.canonical['flows'])} flows, {sc.duration_s:g} s")
+    return worst
+
+
+def _cmd_trace_info(args: argparse.Namespace) -> int:
+    from .traces import trace_info
+
+    infos = []
+    for path in args.traces:
+        infos.append(trace_info(path))
+    if args.json:
+        payload: Any = infos[0].to_dict() if len(infos) == 1 else [i.to_dict() for i in infos]
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return 0
+    for i in infos:
+        print(f"{i.path}")
+        print(f"  duration      {i.duration_ms / 1000:.3f} s ({i.duration_ms} ms, then repeats)")
+        print(f"  opportunities {i.lines} x {i.opportunity_bytes} B")
+        print(f"  mean rate     {i.mean_mbps:.3f} Mbit/s")
+        print(f"  min / max     {i.min_mbps:.3f} / {i.max_mbps:.3f} Mbit/s (over 1 s windows)")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tcplab`` console script."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            return _cmd_run(args)
+        if args.command == "validate":
+            return _cmd_validate(args)
+        return _cmd_trace_info(args)
+    except ScenarioError as e:
+        _err(str(e))
+        return e.exit_code
+    except TcplabError as e:
+        _err(str(e))
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

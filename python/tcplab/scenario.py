@@ -1,0 +1,805 @@
+"""Scenario files (TOML, human units) -> the canonical scenario the simulator runs.
+
+The canonical form is ``tcplab_sim::config::Scenario`` as JSON: times and instants in integer
+nanoseconds, rates in integer bit/s, sizes in bytes, enums tagged with ``"kind"``. Every key
+of the TOML form is documented in docs/scenarios.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import hashlib
+import json
+import os
+import tomllib
+from collections import deque
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from . import units
+from .errors import ScenarioError
+from .traces import TraceError, read_trace
+
+# --------------------------------------------------------------------------------------
+# Rust-side facts (defaults, enum names), fetched once from the extension module.
+
+
+def _ext() -> Any:
+    from . import _tcplab
+
+    return _tcplab
+
+
+_variants: dict[str, list[str]] | None = None
+
+
+def variants() -> dict[str, list[str]]:
+    """Accepted names of enumerated keys (``cc``, ``fc``, ``discipline``), from the Rust enums."""
+    global _variants
+    if _variants is None:
+        _variants = json.loads(_ext().variants_json())
+    return _variants
+
+
+# --------------------------------------------------------------------------------------
+# Walking the TOML document with key paths for error messages.
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _show(v: Any) -> str:
+    """A value as it appeared in the file, with its TOML type: ``"yes" (a string)``."""
+    if isinstance(v, str):
+        text = json.dumps(v, ensure_ascii=False)
+        return (text if len(text) <= 40 else text[:37] + '..."') + " (a string)"
+    if isinstance(v, bool):
+        return f"{str(v).lower()} (a boolean)"
+    if isinstance(v, (int, float)):
+        return f"{v} ({_type_name(v)})"
+    return _type_name(v)
+
+
+def _type_name(v: Any) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
+
+class _Ctx:
+    """Raises errors labelled with the scenario's source and, for keys set by ``--set``, the override."""
+
+    def __init__(self, source: str, base_dir: Path, overridden: dict[str, str]):
+        self.source = source
+        self.base_dir = base_dir
+        self.overridden = overridden
+
+    def error(self, path: str, message: str) -> ScenarioError:
+        note = None
+        for opath, text in self.overridden.items():
+            if path == opath or path.startswith(opath + ".") or path.startswith(opath + "["):
+                note = f"set by --set {text}"
+                break
+        return ScenarioError(message, source=self.source, path=path or None, note=note)
+
+    # -- shapes --------------------------------------------------------------------------
+
+    def table(self, value: Any, path: str, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any]:
+        allowed = list(allowed)
+        if not isinstance(value, dict):
+            raise self.error(path, f"expected a table, got {_type_name(value)}")
+        for key in value:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+                hint = f' (did you mean "{close[0]}"?)' if close else ""
+                raise self.error(
+                    _join(path, key), f"unknown key{hint}; valid keys here: {', '.join(allowed)}"
+                )
+        for key in required:
+            if key not in value:
+                raise self.error(_join(path, key), "missing (required)")
+        return value
+
+    def get(self, tbl: Mapping[str, Any], key: str, path: str, conv: Callable[[Any, str], Any], default: Any = None) -> Any:
+        if key not in tbl:
+            return default
+        return conv(tbl[key], _join(path, key))
+
+    # -- scalars -------------------------------------------------------------------------
+
+    def _unit(self, fn: Callable[..., int], **kw: Any) -> Callable[[Any, str], int]:
+        def conv(v: Any, path: str) -> int:
+            try:
+                return fn(v, **kw)
+            except units.UnitError as e:
+                raise self.error(path, str(e)) from None
+
+        return conv
+
+    def rate(self, allow_zero: bool = False) -> Callable[[Any, str], int]:
+        return self._unit(units.parse_rate, allow_zero=allow_zero)
+
+    def time(self, allow_zero: bool = True) -> Callable[[Any, str], int]:
+        return self._unit(units.parse_duration, allow_zero=allow_zero)
+
+    def size(self, allow_zero: bool = False) -> Callable[[Any, str], int]:
+        return self._unit(units.parse_size, allow_zero=allow_zero)
+
+    def boolean(self, v: Any, path: str) -> bool:
+        if not isinstance(v, bool):
+            raise self.error(path, f"expected true or false, got {_show(v)}")
+        return v
+
+    def string(self, v: Any, path: str) -> str:
+        if not isinstance(v, str) or not v:
+            raise self.error(path, f"expected a non-empty string, got {_show(v)}")
+        return v
+
+    def integer(self, lo: int = 0, hi: int = 2**64 - 1) -> Callable[[Any, str], int]:
+        def conv(v: Any, path: str) -> int:
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise self.error(path, f"expected an integer, got {_show(v)}")
+            if v < lo or v > hi:
+                raise self.error(path, f"expected an integer in {lo}..{hi}, got {v}")
+            return v
+
+        return conv
+
+    def probability(self, v: Any, path: str) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self.error(path, f"expected a probability between 0 and 1 (e.g. 0.01), got {_show(v)}")
+        if not 0.0 <= float(v) <= 1.0:
+            raise self.error(path, f"expected a probability between 0 and 1 (e.g. 0.01), got {v}")
+        return float(v)
+
+    def choice(self, options: list[str]) -> Callable[[Any, str], str]:
+        def conv(v: Any, path: str) -> str:
+            if not isinstance(v, str):
+                raise self.error(path, f"expected one of {', '.join(map(json.dumps, options))}, got {_show(v)}")
+            if v not in options:
+                close = difflib.get_close_matches(v, options, n=1, cutoff=0.5)
+                hint = f' (did you mean "{close[0]}"?)' if close else ""
+                raise self.error(path, f'unknown value "{v}"{hint}; expected one of {", ".join(map(json.dumps, options))}')
+            return v
+
+        return conv
+
+
+# --------------------------------------------------------------------------------------
+# Tables of the scenario file.
+
+TOP_KEYS = ["name", "description", "duration", "seed", "event_budget", "stop_when_done", "record", "topology", "defaults", "flows"]
+LINK_KEYS = ["rate", "slot", "trace", "opportunity", "delay", "queue", "loss", "header_bytes"]
+TCP_KEYS = [
+    "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
+    "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
+    "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
+]  # fmt: skip
+FLOW_KEYS = ["name", "count", "pair", "src", "dst", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
+TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
+
+
+def _pcap_file_name(link: str) -> str:
+    safe = link.replace("->", "-to-")
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in safe) + ".pcap"
+
+
+class _Topology:
+    def __init__(self, spec: dict[str, Any], nodes: list[str], links: list[tuple[str, str, str]]):
+        self.spec = spec
+        self.nodes = nodes
+        self.links = links  # (name, from, to)
+
+    def route_exists(self, a: str, b: str) -> bool:
+        adj: dict[str, list[str]] = {}
+        for _, f, t in self.links:
+            adj.setdefault(f, []).append(t)
+        seen = {a}
+        todo = deque([a])
+        while todo:
+            n = todo.popleft()
+            if n == b:
+                return True
+            for m in adj.get(n, []):
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        return False
+
+
+class _Parser:
+    def __init__(self, ctx: _Ctx):
+        self.c = ctx
+
+    # -- links ---------------------------------------------------------------------------
+
+    def link(self, value: Any, path: str, extra_keys: tuple[str, ...] = ()) -> dict[str, Any]:
+        c = self.c
+        t = c.table(value, path, list(extra_keys) + LINK_KEYS)
+        out: dict[str, Any] = {}
+        if "rate" in t and "trace" in t:
+            raise c.error(_join(path, "trace"), 'give either "rate" or "trace", not both')
+        if "rate" in t:
+            r = t["rate"]
+            if isinstance(r, list):
+                if not r:
+                    raise c.error(_join(path, "rate"), "a rate schedule needs at least one rate")
+                rates = [c.rate(allow_zero=True)(x, _join(_join(path, "rate"), i)) for i, x in enumerate(r)]
+                if not any(rates):
+                    raise c.error(_join(path, "rate"), "every rate of the schedule is zero: the link would never send")
+                if "slot" not in t:
+                    raise c.error(_join(path, "slot"), 'missing: a rate schedule (an array of rates) needs "slot", e.g. slot = "530ms"')
+                slot = c.time(allow_zero=False)(t["slot"], _join(path, "slot"))
+                out["rate"] = {"kind": "schedule", "rates_bps": rates, "slot": slot}
+            else:
+                if "slot" in t:
+                    raise c.error(_join(path, "slot"), '"slot" only applies to a rate schedule (rate = ["3Mbit/s", "15Mbit/s"])')
+                out["rate"] = {"kind": "fixed", "bps": c.rate()(r, _join(path, "rate"))}
+            if "opportunity" in t:
+                raise c.error(_join(path, "opportunity"), '"opportunity" only applies to a trace link (trace = "file.down")')
+        elif "trace" in t:
+            if "slot" in t:
+                raise c.error(_join(path, "slot"), '"slot" only applies to a rate schedule, not to a trace')
+            rel = c.string(t["trace"], _join(path, "trace"))
+            p = Path(rel).expanduser()
+            if not p.is_absolute():
+                p = c.base_dir / p
+            p = Path(os.path.normpath(p))
+            try:
+                read_trace(p)
+            except TraceError as e:
+                raise c.error(_join(path, "trace"), str(e)) from None
+            opp = c.get(t, "opportunity", path, c.size(), 1500)
+            out["rate"] = {"kind": "trace", "path": str(p), "opportunity_bytes": opp}
+        else:
+            raise c.error(_join(path, "rate"), 'missing: give "rate" (e.g. "10Mbit/s", or an array with "slot") or "trace" (a Mahimahi file)')
+        out["delay"] = c.get(t, "delay", path, c.time(), 0)
+        if "queue" in t:
+            out["queue"] = self.queue(t["queue"], _join(path, "queue"))
+        if "loss" in t:
+            out["loss"] = self.loss(t["loss"], _join(path, "loss"))
+        out["header_bytes"] = c.get(t, "header_bytes", path, c.integer(0, 2**32 - 1), 0)
+        return out
+
+    def queue(self, v: Any, path: str) -> dict[str, Any]:
+        c = self.c
+        disc = "drop_tail"
+        limit: Any = v
+        if isinstance(v, dict):
+            t = c.table(v, path, ["limit", "discipline"], ["limit"])
+            limit = t["limit"]
+            disc = c.get(t, "discipline", path, c.choice(variants()["discipline"]), "drop_tail")
+            path = _join(path, "limit")
+        if limit == "unlimited":
+            return {"discipline": disc, "limit_packets": None, "limit_bytes": None}
+        try:
+            kind, n = units.parse_queue_limit(limit)
+        except units.UnitError as e:
+            raise c.error(path, f'{e} (or "unlimited")') from None
+        return {
+            "discipline": disc,
+            "limit_packets": n if kind == "packets" else None,
+            "limit_bytes": n if kind == "bytes" else None,
+        }
+
+    def loss(self, v: Any, path: str) -> dict[str, Any]:
+        c = self.c
+        if v == "none":
+            return {"kind": "none"}
+        if not isinstance(v, dict):
+            raise c.error(path, f'expected "none" or a table like {{ kind = "bernoulli", p = 0.01 }}, got {_type_name(v)}')
+        kind = c.get(v, "kind", path, c.choice(["none", "bernoulli", "gilbert_elliott"]))
+        if kind is None:
+            raise c.error(_join(path, "kind"), 'missing: one of "none", "bernoulli", "gilbert_elliott"')
+        if kind == "none":
+            c.table(v, path, ["kind"])
+            return {"kind": "none"}
+        if kind == "bernoulli":
+            t = c.table(v, path, ["kind", "p"], ["p"])
+            return {"kind": "bernoulli", "p": c.probability(t["p"], _join(path, "p"))}
+        t = c.table(v, path, ["kind", "p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"], ["p_good_to_bad", "p_bad_to_good"])
+        return {
+            "kind": "gilbert_elliott",
+            "p_good_to_bad": c.probability(t["p_good_to_bad"], _join(path, "p_good_to_bad")),
+            "p_bad_to_good": c.probability(t["p_bad_to_good"], _join(path, "p_bad_to_good")),
+            "loss_good": c.get(t, "loss_good", path, c.probability, 0.0),
+            "loss_bad": c.get(t, "loss_bad", path, c.probability, 1.0),
+        }
+
+    # -- topology ------------------------------------------------------------------------
+
+    def topology(self, v: Any, path: str) -> _Topology:
+        c = self.c
+        if not isinstance(v, dict):
+            raise c.error(path, f"expected a table, got {_type_name(v)}")
+        if "kind" not in v:
+            raise c.error(_join(path, "kind"), f"missing: one of {', '.join(map(json.dumps, TOPOLOGY_KINDS))}")
+        kind = c.choice(TOPOLOGY_KINDS)(v["kind"], _join(path, "kind"))
+        if kind == "point_to_point":
+            t = c.table(v, path, ["kind", "downlink", "uplink"], ["downlink", "uplink"])
+            spec = {
+                "kind": kind,
+                "downlink": self.link(t["downlink"], _join(path, "downlink")),
+                "uplink": self.link(t["uplink"], _join(path, "uplink")),
+            }
+            return _Topology(spec, ["server", "client"], [("downlink", "server", "client"), ("uplink", "client", "server")])
+        if kind == "dumbbell":
+            names = ["bottleneck", "bottleneck_rev", "sender_access", "receiver_access"]
+            t = c.table(v, path, ["kind", "pairs", *names], ["pairs", *names])
+            pairs = c.integer(1, 100_000)(t["pairs"], _join(path, "pairs"))
+            spec = {"kind": kind, "pairs": pairs} | {n: self.link(t[n], _join(path, n)) for n in names}
+            nodes = [f"s{i}" for i in range(pairs)] + [f"r{i}" for i in range(pairs)] + ["left", "right"]
+            links = [("bottleneck", "left", "right"), ("bottleneck_rev", "right", "left")]
+            for i in range(pairs):
+                links += [
+                    (f"s{i}->left", f"s{i}", "left"),
+                    (f"left->s{i}", "left", f"s{i}"),
+                    (f"right->r{i}", "right", f"r{i}"),
+                    (f"r{i}->right", f"r{i}", "right"),
+                ]
+            return _Topology(spec, nodes, links)
+        t = c.table(v, path, ["kind", "nodes", "links"], ["nodes", "links"])
+        npath = _join(path, "nodes")
+        if not isinstance(t["nodes"], list) or not t["nodes"]:
+            raise c.error(npath, "expected a non-empty array of node names")
+        nodes = [c.string(n, _join(npath, i)) for i, n in enumerate(t["nodes"])]
+        for i, n in enumerate(nodes):
+            if n in nodes[:i]:
+                raise c.error(_join(npath, i), f'duplicate node "{n}"')
+        lpath = _join(path, "links")
+        if not isinstance(t["links"], list) or not t["links"]:
+            raise c.error(lpath, "expected a non-empty array of link tables ([[topology.links]])")
+        links_out = []
+        triples: list[tuple[str, str, str]] = []
+        for i, lv in enumerate(t["links"]):
+            p = _join(lpath, i)
+            if not isinstance(lv, dict):
+                raise c.error(p, f"expected a table, got {_type_name(lv)}")
+            c.table(lv, p, ["name", "from", "to", *LINK_KEYS], ["from", "to"])
+            ends = []
+            for end in ("from", "to"):
+                n = c.string(lv[end], _join(p, end))
+                if n not in nodes:
+                    raise c.error(_join(p, end), self._unknown_node(n, nodes))
+                ends.append(n)
+            if ends[0] == ends[1]:
+                raise c.error(_join(p, "to"), f'a link must join two different nodes (from = to = "{ends[0]}")')
+            name = c.string(lv["name"], _join(p, "name")) if "name" in lv else f"{ends[0]}->{ends[1]}"
+            if any(name == x[0] for x in triples):
+                raise c.error(_join(p, "name"), f'duplicate link name "{name}"')
+            spec = self.link({k: x for k, x in lv.items() if k not in ("name", "from", "to")}, p)
+            links_out.append({"name": name, "from": ends[0], "to": ends[1], **spec})
+            triples.append((name, ends[0], ends[1]))
+        return _Topology({"kind": "custom", "nodes": nodes, "links": links_out}, nodes, triples)
+
+    @staticmethod
+    def _unknown_node(n: str, nodes: list[str]) -> str:
+        close = difflib.get_close_matches(n, nodes, n=1, cutoff=0.5)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        shown = nodes if len(nodes) <= 12 else nodes[:12] + ["..."]
+        return f'unknown node "{n}"{hint}; nodes: {", ".join(shown)}'
+
+    # -- TCP and the receiving application -------------------------------------------------
+
+    def tcp(self, v: Any, path: str) -> dict[str, Any]:
+        c = self.c
+        t = c.table(v, path, TCP_KEYS)
+        out: dict[str, Any] = {}
+        convs: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
+            "mss": ("mss", c.size()),
+            "initial_cwnd_pkts": ("initial_cwnd_pkts", c.integer(1, 2**32 - 1)),
+            "sack": ("sack", c.boolean),
+            "timestamps": ("timestamps", c.boolean),
+            "window_scale": ("window_scale", c.boolean),
+            "ts_granularity": ("ts_granularity", c.time(allow_zero=False)),
+            "ts_offset": ("ts_offset", c.time()),
+            "initial_rto": ("initial_rto", c.time(allow_zero=False)),
+            "min_rto": ("min_rto", c.time(allow_zero=False)),
+            "max_rto": ("max_rto", c.time(allow_zero=False)),
+            "delayed_ack": ("delayed_ack", c.boolean),
+            "delayed_ack_count": ("delayed_ack_count", c.integer(1, 2**32 - 1)),
+            "delayed_ack_timeout": ("delayed_ack_timeout", c.time(allow_zero=False)),
+            "rcv_buf": ("rcv_buf_bytes", c.size()),
+            "snd_buf": ("snd_buf_bytes", c.size()),
+            "dupack_threshold": ("dupack_threshold", c.integer(1, 2**32 - 1)),
+            "nagle": ("nagle", c.boolean),
+            "max_persist": ("max_persist", c.time(allow_zero=False)),
+            "cc": ("cc", c.choice(variants()["cc"])),
+            "fc": ("fc", c.choice(variants()["fc"])),
+        }
+        for key, value in t.items():
+            target, conv = convs[key]
+            out[target] = conv(value, _join(path, key))
+        if "mss" in out and out["mss"] > 65495:
+            raise c.error(_join(path, "mss"), f"{out['mss']} bytes exceeds the IPv4 maximum of 65495")
+        return out
+
+    def read(self, v: Any, path: str) -> dict[str, Any]:
+        c = self.c
+        if v == "unlimited":
+            return {"kind": "unlimited"}
+        expected = 'expected "unlimited", a rate like "6Mbit/s" or a table { pattern = [...], slot = "530ms" }'
+        if isinstance(v, str):
+            if not v.lstrip()[:1].isdigit() and not v.lstrip().startswith("-"):
+                raise c.error(path, f"{expected}, got {_show(v)}")
+            return {"kind": "constant", "bps": c.rate(allow_zero=True)(v, path), "tick": 1_000_000}
+        if not isinstance(v, dict):
+            raise c.error(path, f"{expected}, got {_show(v)}")
+        if "pattern" in v:
+            t = c.table(v, path, ["pattern", "slot", "tick"], ["slot"])
+            pp = _join(path, "pattern")
+            if not isinstance(t["pattern"], list) or not t["pattern"]:
+                raise c.error(pp, 'expected a non-empty array of rates, e.g. ["0Mbit/s", "6Mbit/s", "6Mbit/s"]')
+            return {
+                "kind": "pattern",
+                "rates_bps": [c.rate(allow_zero=True)(x, _join(pp, i)) for i, x in enumerate(t["pattern"])],
+                "slot": c.time(allow_zero=False)(t["slot"], _join(path, "slot")),
+                "tick": c.get(t, "tick", path, c.time(allow_zero=False), 1_000_000),
+            }
+        t = c.table(v, path, ["rate", "tick", "pattern", "slot"], ["rate"])
+        if "slot" in t:
+            raise c.error(_join(path, "slot"), '"slot" only applies to a read pattern (pattern = [...])')
+        return {
+            "kind": "constant",
+            "bps": c.rate(allow_zero=True)(t["rate"], _join(path, "rate")),
+            "tick": c.get(t, "tick", path, c.time(allow_zero=False), 1_000_000),
+        }
+
+    # -- flows ---------------------------------------------------------------------------
+
+    def flows(self, raw: Mapping[str, Any], topo: _Topology, duration: int) -> list[dict[str, Any]]:
+        c = self.c
+        defaults = c.table(raw.get("defaults", {}), "defaults", ["tcp", "receiver_tcp", "read"])
+        d_tcp = self.tcp(defaults["tcp"], "defaults.tcp") if "tcp" in defaults else {}
+        d_rtcp = self.tcp(defaults["receiver_tcp"], "defaults.receiver_tcp") if "receiver_tcp" in defaults else None
+        d_read = self.read(defaults["read"], "defaults.read") if "read" in defaults else {"kind": "unlimited"}
+        if "flows" not in raw:
+            raise c.error("flows", "missing: add at least one [[flows]] table")
+        fl = raw["flows"]
+        if not isinstance(fl, list) or not fl or not all(isinstance(x, dict) for x in fl):
+            raise c.error("flows", "expected an array of tables ([[flows]]) with at least one flow")
+        kind = topo.spec["kind"]
+        out: list[dict[str, Any]] = []
+        next_pair = 0
+        for k, fv in enumerate(fl):
+            p = _join("flows", k)
+            t = c.table(fv, p, FLOW_KEYS)
+            count = c.get(t, "count", p, c.integer(1, 100_000), 1)
+            tcp = dict(d_tcp)
+            if "tcp" in t:
+                tcp |= self.tcp(t["tcp"], _join(p, "tcp"))
+            for short in ("cc", "fc"):
+                if short in t:
+                    if "tcp" in t and short in t["tcp"]:
+                        raise c.error(_join(p, short), f'given twice: here and as tcp.{short}; keep one')
+                    tcp[short] = c.choice(variants()[short])(t[short], _join(p, short))
+            rtcp = None
+            if d_rtcp is not None or "receiver_tcp" in t:
+                rtcp = dict(tcp) | (d_rtcp or {})
+                if "receiver_tcp" in t:
+                    rtcp |= self.tcp(t["receiver_tcp"], _join(p, "receiver_tcp"))
+            read = self.read(t["read"], _join(p, "read")) if "read" in t else d_read
+            start = c.get(t, "start", p, c.time(), 0)
+            spacing = c.get(t, "start_spacing", p, c.time(), 0)
+            stop = c.get(t, "stop", p, c.time(allow_zero=False), None)
+            nbytes = None
+            if "bytes" in t and t["bytes"] != "unlimited":
+                try:
+                    nbytes = units.parse_size(t["bytes"])
+                except units.UnitError as e:
+                    raise c.error(_join(p, "bytes"), f'{e} (or "unlimited")') from None
+            # Endpoints.
+            if "pair" in t and kind != "dumbbell":
+                raise c.error(_join(p, "pair"), '"pair" only applies to a dumbbell topology; use src and dst')
+            if kind == "dumbbell" and "src" not in t and "dst" not in t:
+                first = c.get(t, "pair", p, c.integer(0, 100_000), next_pair)
+                pairs = topo.spec["pairs"]
+                last = first + count - 1
+                if last >= pairs:
+                    where = _join(p, "count") if count > 1 else _join(p, "pair")
+                    raise c.error(
+                        where,
+                        f"flow uses dumbbell pair {last} but topology.pairs = {pairs} (pairs are numbered 0..{pairs - 1})",
+                    )
+                ends = [(f"s{first + i}", f"r{first + i}") for i in range(count)]
+                next_pair = last + 1
+            else:
+                if "pair" in t:
+                    raise c.error(_join(p, "pair"), '"pair" and src/dst exclude each other')
+                if kind == "custom" and ("src" not in t or "dst" not in t):
+                    raise c.error(_join(p, "src" if "src" not in t else "dst"), "missing (required in a custom topology)")
+                if kind == "dumbbell" and ("src" not in t or "dst" not in t):
+                    raise c.error(_join(p, "src" if "src" not in t else "dst"), "give both src and dst, or neither (then pairs are assigned in order)")
+                src = c.get(t, "src", p, c.string, "server")
+                dst = c.get(t, "dst", p, c.string, "client")
+                for key, n in (("src", src), ("dst", dst)):
+                    if n not in topo.nodes:
+                        raise c.error(_join(p, key), self._unknown_node(n, topo.nodes))
+                if src == dst:
+                    raise c.error(_join(p, "dst"), f'src and dst are the same node "{src}"')
+                for a, b in ((src, dst), (dst, src)):
+                    if not topo.route_exists(a, b):
+                        raise c.error(p, f"no route from {a} to {b} (a flow needs links both ways: data and ACKs)")
+                ends = [(src, dst)] * count
+            base = c.get(t, "name", p, c.string, None)
+            for i, (src, dst) in enumerate(ends):
+                if base is None:
+                    name = f"flow{len(out)}"
+                else:
+                    name = base if count == 1 else f"{base}{i}"
+                f_start = start + i * spacing
+                if f_start >= duration:
+                    raise c.error(_join(p, "start"), f"flow {name} starts at {f_start / 1e9:g} s, at or after the end of the run (duration = {duration / 1e9:g} s)")
+                if stop is not None and stop <= f_start:
+                    raise c.error(_join(p, "stop"), f"flow {name} stops at {stop / 1e9:g} s, not after its start at {f_start / 1e9:g} s")
+                flow: dict[str, Any] = {
+                    "name": name,
+                    "src": src,
+                    "dst": dst,
+                    "start": f_start,
+                    "stop": stop,
+                    "bytes": nbytes,
+                    "tcp": dict(tcp),
+                    "receiver_tcp": dict(rtcp) if rtcp is not None else None,
+                    "read": dict(read),
+                }
+                if any(f["name"] == name for f in out):
+                    raise c.error(_join(p, "name"), f'duplicate flow name "{name}"')
+                out.append(flow)
+        return out
+
+    # -- record ----------------------------------------------------------------------------
+
+    def record(self, v: Any, topo: _Topology) -> dict[str, Any]:
+        c = self.c
+        t = c.table(v, "record", ["interval", "timeseries", "exact_percentiles", "pcap"])
+        out: dict[str, Any] = {}
+        if "interval" in t:
+            out["interval"] = c.time(allow_zero=False)(t["interval"], "record.interval")
+        for key in ("timeseries", "exact_percentiles"):
+            if key in t:
+                out[key] = c.boolean(t[key], _join("record", key))
+        if "pcap" in t:
+            pp = "record.pcap"
+            if not isinstance(t["pcap"], list):
+                raise c.error(pp, f'expected an array of link names, e.g. ["downlink"], got {_type_name(t["pcap"])}')
+            pcaps = []
+            names = [x[0] for x in topo.links]
+            for i, e in enumerate(t["pcap"]):
+                ep = _join(pp, i)
+                if isinstance(e, str):
+                    e = {"link": e}
+                et = c.table(e, ep, ["link", "path", "snaplen"], ["link"])
+                link = c.string(et["link"], _join(ep, "link"))
+                if link not in names:
+                    close = difflib.get_close_matches(link, names, n=1, cutoff=0.5)
+                    hint = f' (did you mean "{close[0]}"?)' if close else ""
+                    shown = names if len(names) <= 12 else names[:12] + ["..."]
+                    raise c.error(ep if isinstance(t["pcap"][i], str) else _join(ep, "link"), f'unknown link "{link}"{hint}; links: {", ".join(shown)}')
+                path = c.get(et, "path", ep, c.string, _pcap_file_name(link))
+                snap = c.get(et, "snaplen", ep, c.integer(0, 2**32 - 1), 0)
+                pcaps.append({"link": link, "path": path, "snaplen": snap})
+            out["pcap"] = pcaps
+        return out
+
+
+# --------------------------------------------------------------------------------------
+# Overrides (--set key.path=value).
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"topology.downlink.rate=5Mbit/s"`` -> ``("topology.downlink.rate", "5Mbit/s")``.
+
+    The value is read as a TOML value when it is one (``3``, ``true``, ``["1Mbit/s"]``,
+    ``"quoted"``) and as a plain string otherwise (``5Mbit/s``, ``cubic``).
+    """
+    if "=" not in text:
+        raise ScenarioError(f'expected KEY.PATH=VALUE, e.g. topology.downlink.rate=5Mbit/s, got "{text}"', source="--set")
+    key, _, raw = text.partition("=")
+    key = key.strip()
+    if not key:
+        raise ScenarioError(f'missing key before "=" in "{text}"', source="--set")
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    return key, value
+
+
+def _apply_override(doc: dict[str, Any], key: str, value: Any, source: str) -> str:
+    """Set ``key`` (dotted; integers index arrays) in ``doc``; returns the key path in error-message form."""
+    parts = key.split(".")
+    node: Any = doc
+    shown = ""
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(node, list):
+            if not part.isdigit():
+                raise ScenarioError(f'"{part}" is not an index into the array {shown} (use e.g. {shown}.0)', source=source, path=shown, note=f"--set {key}")
+            idx = int(part)
+            if idx >= len(node):
+                raise ScenarioError(f"index {idx} is out of range: {shown} has {len(node)} entr{'y' if len(node) == 1 else 'ies'}", source=source, path=shown, note=f"--set {key}")
+            shown = _join(shown, idx)
+            if last:
+                node[idx] = value
+            else:
+                node = node[idx]
+        elif isinstance(node, dict):
+            shown = _join(shown, part)
+            if last:
+                node[part] = value
+            else:
+                if part not in node:
+                    node[part] = [] if part == "flows" else {}
+                node = node[part]
+        else:
+            raise ScenarioError(f"cannot set {key}: {shown} is {_type_name(node)}, not a table or array", source=source, path=shown, note=f"--set {key}")
+    return shown
+
+
+# --------------------------------------------------------------------------------------
+# The public object.
+
+
+class Scenario:
+    """A validated scenario: the canonical dict the simulator runs, plus where it came from.
+
+    Build one with :func:`load`. ``canonical`` follows ``tcplab_sim::config::Scenario``
+    (integer ns, bit/s, bytes); treat it as read-only and use :meth:`with_overrides`.
+    """
+
+    def __init__(self, doc: dict[str, Any], *, source: str, base_dir: Path, source_bytes: bytes, overrides: list[tuple[str, Any]] | None = None):
+        self._doc = doc
+        self.source = source
+        self.base_dir = base_dir
+        self._source_bytes = source_bytes
+        self.overrides: list[tuple[str, Any]] = list(overrides or [])
+        raw = copy.deepcopy(doc)
+        overridden: dict[str, str] = {}
+        for k, v in self.overrides:
+            shown = _apply_override(raw, k, v, source)
+            overridden[shown] = f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
+        self.canonical: dict[str, Any] = _build(raw, _Ctx(source, base_dir, overridden), Path(source).stem if source and source != "<dict>" else "scenario")
+        self.links: list[str] = self.canonical.pop("_links")
+        self.nodes: list[str] = self.canonical.pop("_nodes")
+
+    # -- properties --------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return str(self.canonical["name"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.canonical["seed"])
+
+    @property
+    def duration_s(self) -> float:
+        return self.canonical["duration"] / 1e9
+
+    @property
+    def sha256(self) -> str:
+        """sha256 of the scenario file's bytes followed by the canonical overrides."""
+        h = hashlib.sha256(self._source_bytes)
+        if self.overrides:
+            h.update(b"\0overrides:")
+            h.update(json.dumps(self.overrides, sort_keys=True, separators=(",", ":")).encode())
+        return h.hexdigest()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of the canonical scenario."""
+        return copy.deepcopy(self.canonical)
+
+    def to_canonical_json(self, indent: int | None = None) -> str:
+        """The canonical JSON handed to the simulator (sorted keys)."""
+        return json.dumps(self.canonical, sort_keys=True, indent=indent, separators=None if indent else (",", ":"))
+
+    def with_overrides(self, overrides: Mapping[str, Any] | Iterable[str] | None = None, **kw: Any) -> "Scenario":
+        """A new scenario with dotted-path overrides applied to the TOML document and revalidated.
+
+        ``overrides`` is ``{"topology.downlink.rate": "5Mbit/s", "flows.0.cc": "cubic"}`` or
+        ``["topology.downlink.rate=5Mbit/s", ...]`` (the ``--set`` syntax). Keyword arguments
+        set top-level keys (``seed=3``).
+        """
+        items: list[tuple[str, Any]] = []
+        if isinstance(overrides, Mapping):
+            items += list(overrides.items())
+        elif overrides is not None:
+            items += [parse_override(s) for s in overrides]
+        items += list(kw.items())
+        return Scenario(self._doc, source=self.source, base_dir=self.base_dir, source_bytes=self._source_bytes, overrides=self.overrides + items)
+
+    def add_pcap(self, links: Iterable[str]) -> "Scenario":
+        """A new scenario that also writes a pcap of each named link (``--pcap``)."""
+        existing = self._current_raw().get("record", {}).get("pcap", [])
+        if not isinstance(existing, list):
+            existing = []
+        return self.with_overrides({"record.pcap": list(existing) + list(links)})
+
+    def _current_raw(self) -> dict[str, Any]:
+        raw = copy.deepcopy(self._doc)
+        for k, v in self.overrides:
+            _apply_override(raw, k, v, self.source)
+        return raw
+
+    def __repr__(self) -> str:
+        return f"<tcplab.Scenario {self.name!r} from {self.source!r}: {len(self.canonical['flows'])} flows, {self.duration_s:g} s>"
+
+
+def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
+    c = ctx
+    p = _Parser(ctx)
+    top = c.table(raw, "", TOP_KEYS, ["duration", "topology"])
+    name = c.get(top, "name", "", c.string, default_name)
+    if "description" in top:
+        c.string(top["description"], "description")
+    duration = c.time(allow_zero=False)(top["duration"], "duration")
+    topo = p.topology(top["topology"], "topology")
+    flows = p.flows(top, topo, duration)
+    record = p.record(top.get("record", {}), topo)
+    partial = {
+        "name": name,
+        "seed": c.get(top, "seed", "", c.integer(), 0),
+        "duration": duration,
+        "event_budget": c.get(top, "event_budget", "", c.integer(1), None),
+        "record": record,
+        "topology": topo.spec,
+        "flows": flows,
+        "stop_when_done": c.get(top, "stop_when_done", "", c.boolean, False),
+    }
+    ext = _ext()
+    try:
+        full = json.loads(ext.check_scenario_json(json.dumps(partial)))
+    except ext.SimulationError as e:  # a bug in this module: the Python/Rust contract drifted
+        raise RuntimeError(f"tcplab internal error: {e.args}") from None
+    full["_links"] = [x[0] for x in topo.links]
+    full["_nodes"] = topo.nodes
+    return full
+
+
+def load(source: str | os.PathLike[str] | Mapping[str, Any], overrides: Mapping[str, Any] | Iterable[str] | None = None) -> Scenario:
+    """Load and validate a scenario from a TOML file or from a dict of the same shape.
+
+    Raises :class:`tcplab.ScenarioError` (one line naming file and key) on bad input. Paths
+    (traces) are relative to the file; for a dict, to the current directory.
+    """
+    items: list[tuple[str, Any]] = []
+    if isinstance(overrides, Mapping):
+        items = list(overrides.items())
+    elif overrides is not None:
+        items = [parse_override(s) for s in overrides]
+    if isinstance(source, Mapping):
+        doc = copy.deepcopy(dict(source))
+        data = json.dumps(doc, sort_keys=True, default=str).encode()
+        return Scenario(doc, source="<dict>", base_dir=Path.cwd(), source_bytes=data, overrides=items)
+    path = Path(source)
+    shown = str(source)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ScenarioError("scenario file not found", source=shown) from None
+    except IsADirectoryError:
+        raise ScenarioError("is a directory, not a scenario file", source=shown) from None
+    except OSError as e:
+        raise ScenarioError(f"cannot read: {e.strerror}", source=shown) from None
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ScenarioError("not a UTF-8 text file", source=shown) from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"invalid TOML: {e}", source=shown) from None
+    return Scenario(doc, source=shown, base_dir=path.resolve().parent, source_bytes=data, overrides=items)

@@ -1,0 +1,286 @@
+"""TOML -> canonical scenario mapping (the contract with tcplab_sim::config::Scenario)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import tcplab
+from tcplab import _tcplab
+from conftest import CELLULAR, EXAMPLES
+
+MS = 1_000_000
+S = 1_000_000_000
+
+P2P = {
+    "duration": "10s",
+    "topology": {
+        "kind": "point_to_point",
+        "downlink": {"rate": "10Mbit/s", "delay": "20ms", "queue": "100pkts"},
+        "uplink": {"rate": "10Mbit/s", "delay": "20ms"},
+    },
+    "flows": [{"name": "f"}],
+}
+
+
+def load(d=None, **kw):
+    doc = json.loads(json.dumps(d or P2P))
+    return tcplab.load(doc, **kw)
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.stem)
+def test_examples_validate_and_meet_the_rust_contract(path: Path):
+    if "trace" in path.read_text() and not CELLULAR.exists():
+        pytest.skip(f"traces not present at {CELLULAR}")
+    sc = tcplab.load(path)
+    # The Rust side accepts the canonical JSON and adds nothing to it (it is fully explicit).
+    again = json.loads(_tcplab.check_scenario_json(sc.to_canonical_json()))
+    assert again == sc.canonical
+    assert sc.name == path.stem
+
+
+def test_point_to_point_mapping():
+    sc = load()
+    c = sc.canonical
+    assert c["duration"] == 10 * S and c["seed"] == 0 and c["name"] == "scenario"
+    dl = c["topology"]["downlink"]
+    assert dl["rate"] == {"kind": "fixed", "bps": 10_000_000}
+    assert dl["delay"] == 20 * MS
+    assert dl["queue"] == {"discipline": "drop_tail", "limit_packets": 100, "limit_bytes": None}
+    assert dl["loss"] == {"kind": "none"}
+    f = c["flows"][0]
+    assert (f["src"], f["dst"], f["start"], f["stop"], f["bytes"]) == ("server", "client", 0, None, None)
+    assert f["tcp"]["mss"] == 1448 and f["tcp"]["cc"] == "newreno"  # Rust defaults filled in
+    assert f["read"] == {"kind": "unlimited"}
+    assert sc.links == ["downlink", "uplink"]
+
+
+def test_link_forms():
+    d = json.loads(json.dumps(P2P))
+    d["topology"]["downlink"] = {
+        "rate": ["3Mbit/s", "0Mbit/s", "15Mbit/s"],
+        "slot": "530ms",
+        "queue": {"limit": "150KB", "discipline": "drop_head"},
+        "loss": {"kind": "gilbert_elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.5},
+        "header_bytes": 2,
+    }
+    d["topology"]["uplink"]["queue"] = "unlimited"
+    d["topology"]["uplink"]["loss"] = {"kind": "bernoulli", "p": 0}
+    c = load(d).canonical["topology"]
+    dl = c["downlink"]
+    assert dl["rate"] == {"kind": "schedule", "rates_bps": [3_000_000, 0, 15_000_000], "slot": 530 * MS}
+    assert dl["queue"] == {"discipline": "drop_head", "limit_packets": None, "limit_bytes": 150_000}
+    assert dl["loss"] == {"kind": "gilbert_elliott", "p_good_to_bad": 0.01, "p_bad_to_good": 0.5, "loss_good": 0.0, "loss_bad": 1.0}
+    assert dl["header_bytes"] == 2 and dl["delay"] == 0
+    assert c["uplink"]["queue"] == {"discipline": "drop_tail", "limit_packets": None, "limit_bytes": None}
+    assert c["uplink"]["loss"] == {"kind": "bernoulli", "p": 0.0}
+
+
+def test_trace_path_is_relative_to_the_scenario_file(tmp_path: Path):
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "x.down").write_text("0\n1\n1\n5\n")
+    sub = tmp_path / "scen"
+    sub.mkdir()
+    (sub / "s.toml").write_text(
+        'duration = "1s"\n[topology]\nkind = "point_to_point"\n'
+        '[topology.downlink]\ntrace = "../traces/x.down"\nopportunity = "1500B"\n'
+        '[topology.uplink]\nrate = "1Mbit/s"\n[[flows]]\n'
+    )
+    sc = tcplab.load(sub / "s.toml")
+    assert sc.canonical["topology"]["downlink"]["rate"] == {
+        "kind": "trace",
+        "path": str((tmp_path / "traces" / "x.down").resolve()),
+        "opportunity_bytes": 1500,
+    }
+
+
+def test_dumbbell_count_expansion_and_pairs():
+    d = {
+        "duration": "10s",
+        "topology": {
+            "kind": "dumbbell",
+            "pairs": 5,
+            **{k: {"rate": "10Mbit/s"} for k in ("bottleneck", "bottleneck_rev", "sender_access", "receiver_access")},
+        },
+        "flows": [
+            {"name": "c", "count": 3, "start": "1s", "start_spacing": "500ms", "cc": "cubic"},
+            {"name": "n"},
+            {"name": "x", "pair": 4, "stop": "9s"},
+        ],
+    }
+    sc = load(d)
+    fl = sc.canonical["flows"]
+    assert [(f["name"], f["src"], f["dst"], f["start"]) for f in fl] == [
+        ("c0", "s0", "r0", 1 * S),
+        ("c1", "s1", "r1", 1500 * MS),
+        ("c2", "s2", "r2", 2 * S),
+        ("n", "s3", "r3", 0),
+        ("x", "s4", "r4", 0),
+    ]
+    assert [f["tcp"]["cc"] for f in fl] == ["cubic"] * 3 + ["newreno"] * 2
+    assert fl[4]["stop"] == 9 * S
+    assert "s4->left" in sc.links and "right->r4" in sc.links and "bottleneck_rev" in sc.links
+    assert len(sc.links) == 2 + 4 * 5
+
+
+def test_custom_topology():
+    d = {
+        "duration": "1s",
+        "topology": {
+            "kind": "custom",
+            "nodes": ["a", "m", "b"],
+            "links": [
+                {"from": "a", "to": "m", "rate": "10Mbit/s"},
+                {"from": "m", "to": "b", "rate": "5Mbit/s", "delay": "10ms"},
+                {"name": "back", "from": "b", "to": "a", "rate": "5Mbit/s"},
+            ],
+        },
+        "flows": [{"src": "a", "dst": "b"}],
+    }
+    sc = load(d)
+    links = sc.canonical["topology"]["links"]
+    assert [(l["name"], l["from"], l["to"]) for l in links] == [("a->m", "a", "m"), ("m->b", "m", "b"), ("back", "b", "a")]
+    assert links[1]["rate"] == {"kind": "fixed", "bps": 5_000_000} and links[1]["delay"] == 10 * MS
+
+
+def test_tcp_defaults_flow_overrides_and_receiver():
+    d = json.loads(json.dumps(P2P))
+    d["defaults"] = {"tcp": {"cc": "cubic", "rcv_buf": "1MiB", "min_rto": "1s", "sack": False}, "read": "6Mbit/s"}
+    d["flows"] = [
+        {"name": "a", "tcp": {"mss": "1460B", "initial_cwnd_pkts": 4}, "receiver_tcp": {"rcv_buf": "64KiB"}},
+        {"name": "b", "fc": "classic", "read": {"pattern": ["0Mbit/s", "6Mbit/s"], "slot": "530ms", "tick": "2ms"}, "bytes": "2MB"},
+    ]
+    a, b = load(d).canonical["flows"]
+    assert a["tcp"]["cc"] == "cubic" and a["tcp"]["rcv_buf_bytes"] == 1 << 20 and a["tcp"]["min_rto"] == S
+    assert a["tcp"]["mss"] == 1460 and a["tcp"]["initial_cwnd_pkts"] == 4 and a["tcp"]["sack"] is False
+    # The receiver is the sender's configuration with the receiver_tcp keys on top.
+    assert a["receiver_tcp"]["rcv_buf_bytes"] == 65536 and a["receiver_tcp"]["mss"] == 1460 and a["receiver_tcp"]["cc"] == "cubic"
+    assert a["read"] == {"kind": "constant", "bps": 6_000_000, "tick": MS}
+    assert b["receiver_tcp"] is None and b["bytes"] == 2_000_000
+    assert b["read"] == {"kind": "pattern", "rates_bps": [0, 6_000_000], "slot": 530 * MS, "tick": 2 * MS}
+
+
+def test_record_and_pcap():
+    d = json.loads(json.dumps(P2P))
+    d["record"] = {"interval": "10ms", "exact_percentiles": True, "pcap": ["downlink", {"link": "uplink", "snaplen": 96}]}
+    r = load(d).canonical["record"]
+    assert r == {
+        "interval": 10 * MS,
+        "timeseries": True,
+        "exact_percentiles": True,
+        "pcap": [
+            {"link": "downlink", "path": "downlink.pcap", "snaplen": 0},
+            {"link": "uplink", "path": "uplink.pcap", "snaplen": 96},
+        ],
+    }
+
+
+def test_pcap_file_names_are_safe():
+    from tcplab.scenario import _pcap_file_name
+
+    assert _pcap_file_name("s0->left") == "s0-to-left.pcap"
+    assert _pcap_file_name("a b/c") == "a_b_c.pcap"
+
+
+# -- overrides ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, key, value",
+    [
+        ("topology.downlink.rate=5Mbit/s", "topology.downlink.rate", "5Mbit/s"),
+        ("flows.0.cc=cubic", "flows.0.cc", "cubic"),
+        ("seed=3", "seed", 3),
+        ("flows.0.tcp.sack=false", "flows.0.tcp.sack", False),
+        ('topology.downlink.rate=["1Mbit/s", "2Mbit/s"]', "topology.downlink.rate", ["1Mbit/s", "2Mbit/s"]),
+        ('name="a b"', "name", "a b"),
+        ("loss.p = 0.5", "loss.p", 0.5),
+    ],
+)
+def test_parse_override(text, key, value):
+    assert tcplab.parse_override(text) == (key, value)
+
+
+def test_overrides_apply_and_change_the_hash():
+    base = load()
+    sc = base.with_overrides(["topology.downlink.rate=5Mbit/s", "flows.0.cc=cubic", "flows.0.tcp.sack=false"])
+    assert sc.canonical["topology"]["downlink"]["rate"]["bps"] == 5_000_000
+    assert sc.canonical["flows"][0]["tcp"]["cc"] == "cubic" and sc.canonical["flows"][0]["tcp"]["sack"] is False
+    assert base.canonical["topology"]["downlink"]["rate"]["bps"] == 10_000_000  # unchanged
+    assert sc.sha256 != base.sha256
+    assert sc.with_overrides({"seed": 9}).seed == 9
+    # Same file + same overrides: same hash.
+    assert load().with_overrides({"flows.0.cc": "cubic"}).sha256 == load().with_overrides(["flows.0.cc=cubic"]).sha256
+
+
+def test_override_can_repair_an_invalid_file():
+    d = json.loads(json.dumps(P2P))
+    d["topology"]["downlink"]["rate"] = "10"
+    with pytest.raises(tcplab.ScenarioError):
+        tcplab.load(d)
+    sc = tcplab.load(d, overrides=["topology.downlink.rate=2Mbit/s"])
+    assert sc.canonical["topology"]["downlink"]["rate"]["bps"] == 2_000_000
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        (
+            "flows.3.cc=cubic",
+            "<dict>: flows (--set flows.3.cc): index 3 is out of range: flows has 1 entry",
+        ),
+        (
+            "flows.x.cc=cubic",
+            '<dict>: flows (--set flows.x.cc): "x" is not an index into the array flows (use e.g. flows.0)',
+        ),
+        (
+            "flows.0.cc=cubc",
+            '<dict>: flows[0].cc (set by --set flows.0.cc=cubc): unknown value "cubc" (did you mean "cubic"?); expected one of "newreno", "cubic"',
+        ),
+        (
+            "topology.downlink.rat=5Mbit/s",
+            '<dict>: topology.downlink.rat (set by --set topology.downlink.rat=5Mbit/s): unknown key (did you mean "rate"?); '
+            "valid keys here: rate, slot, trace, opportunity, delay, queue, loss, header_bytes",
+        ),
+        ("duration.x=1", "<dict>: duration (--set duration.x): cannot set duration.x: duration is a string, not a table or array"),
+    ],
+)
+def test_override_errors(override, message):
+    with pytest.raises(tcplab.ScenarioError) as e:
+        load().with_overrides([override])
+    assert str(e.value) == message
+
+
+def test_override_syntax_error():
+    with pytest.raises(tcplab.ScenarioError, match="expected KEY.PATH=VALUE"):
+        tcplab.parse_override("seed")
+
+
+def test_file_hash_is_of_the_file_bytes(tmp_path: Path):
+    import hashlib
+
+    p = tmp_path / "s.toml"
+    src = (EXAMPLES / "p2p-bulk.toml").read_bytes()
+    p.write_bytes(src)
+    assert tcplab.load(p).sha256 == hashlib.sha256(src).hexdigest()
+    p.write_bytes(src + b"\n# a comment changes the hash\n")
+    assert tcplab.load(p).sha256 != hashlib.sha256(src).hexdigest()
+
+
+def test_variants_come_from_rust():
+    from tcplab.scenario import variants
+
+    v = variants()
+    assert "newreno" in v["cc"] and "cubic" in v["cc"]
+    assert v["fc"][0] == "classic"
+    assert v["discipline"] == ["drop_tail", "drop_head"]
+
+
+def test_every_key_is_documented():
+    from tcplab.scenario import FLOW_KEYS, LINK_KEYS, TCP_KEYS, TOP_KEYS
+
+    from conftest import REPO
+
+    doc = (REPO / "docs" / "scenarios.md").read_text()
+    for key in TOP_KEYS + LINK_KEYS + TCP_KEYS + FLOW_KEYS + ["interval", "timeseries", "exact_percentiles", "pcap", "pairs", "nodes"]:
+        assert f"`{key}`" in doc or f"`[{key}]`" in doc or f"`[[{key}]]`" in doc, key
