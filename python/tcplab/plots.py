@@ -19,7 +19,6 @@ GOODPUT = ("goodput_mbps",)
 CWND = ("cwnd_bytes",)
 RWND = ("rwnd_bytes", "adv_window_bytes")
 QUEUE = ("queue_packets", "queue_bytes")
-OWD = ("owd_ms",)
 
 
 def _pick(df: "pd.DataFrame", kind: str, names: tuple[str, ...]) -> tuple[str | None, "pd.DataFrame"]:
@@ -115,22 +114,20 @@ def write_plots(result: "Result", out: Path) -> list[Path]:
     ax.grid(alpha=0.3)
     save(fig, "queues.png")
 
-    # One-way delay CDF.
+    # One-way delay CDF: every data packet of each flow (from the simulator's histogram).
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    mo, orows = _pick(df, "flow", OWD)
     drew = False
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, f in enumerate(result.summary.get("flows", [])):
         color = colors[i % len(colors)]
-        if mo:
-            v = orows[orows["name"] == f["name"]]["value"].sort_values().to_numpy()
-            if len(v):
-                ax.step(v, [(k + 1) / len(v) for k in range(len(v))], where="post", color=color, label=f"{f['name']}: CDF of per-interval samples")
-                drew = True
+        pts = result.owd_cdf.get(f["name"]) or []
+        if pts:
+            ax.step([p[0] for p in pts], [p[1] for p in pts], where="post", color=color, label=f"{f['name']}")
+            drew = True
         o = f.get("owd_ms") or {}
         if o.get("count"):
-            ax.plot([o["p50"], o["p95"]], [0.50, 0.95], "o", color=color, markersize=7, label=f"{f['name']}: p50, p95 of all {o['count']} packets")
-            ax.axvline(o["mean"], color=color, linestyle=":", linewidth=1, label=f"{f['name']}: mean {o['mean']:.1f} ms")
+            ax.plot([o["p50"], o["p95"]], [0.50, 0.95], "o", color=color, markersize=6,
+                    label=f"{f['name']}: p50 {o['p50']:.1f} ms, p95 {o['p95']:.1f} ms ({o['count']} packets)")
             drew = True
     if drew:
         ax.legend(loc="lower right", fontsize="small")

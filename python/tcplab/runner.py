@@ -26,6 +26,7 @@ class Result:
     - ``summary``: the ``summary.json`` dict (schema 1, docs/summary.md);
     - ``timeseries``: a pandas DataFrame in long form, columns ``time_s, kind, name, metric,
       value`` (``kind`` is ``"flow"`` or ``"link"``);
+    - ``owd_cdf``: per flow, the one-way delay CDF of all its data packets;
     - ``scenario``: the :class:`Scenario` that ran.
     """
 
@@ -34,6 +35,10 @@ class Result:
         self.summary: dict[str, Any] = output["summary"]
         self._ts_raw: dict[str, Any] = output.get("timeseries") or {}
         self._ts: "pd.DataFrame | None" = None
+        #: Per flow name: the one-way delay CDF of its data packets, ``[(delay_ms, fraction)]``.
+        self.owd_cdf: dict[str, list[tuple[float, float]]] = {
+            name: [(float(v), float(c)) for v, c in pts] for name, pts in output.get("owd_cdf_ms") or []
+        }
 
     @property
     def ok(self) -> bool:

@@ -126,16 +126,18 @@ fn run_json(py: Python<'_>, canonical_json: &str, progress: Option<PyObject>) ->
 }
 
 // ---------------------------------------------------------------------------------------
-// WIRE-ME (lead): once `tcplab_sim::link::trace_info(path: &str) -> Result<TraceInfo, SimError>`
-// exists, uncomment this and add `m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;`
-// below. python/tcplab/traces.py uses it when present and falls back to its own reader.
-//
-// /// Mahimahi trace statistics as JSON (`TraceInfo`).
-// #[pyfunction]
-// fn trace_info_json(path: &str) -> PyResult<String> {
-//     let info = tcplab_sim::link::trace_info(path).map_err(|e| sim_error(&e))?;
-//     Ok(serde_json::to_string(&info).expect("TraceInfo serialises"))
-// }
+/// Parses a Mahimahi trace with the simulator's own reader (errors name file and line) and
+/// returns its statistics as JSON (`TraceInfo`) for `opportunity_bytes` per line.
+#[pyfunction]
+#[pyo3(signature = (path, opportunity_bytes = 1500))]
+fn trace_info_json(py: Python<'_>, path: &str, opportunity_bytes: u32) -> PyResult<String> {
+    let info = py
+        .allow_threads(|| {
+            tcplab_sim::link::MahimahiTrace::load(path).map(|t| t.info(opportunity_bytes))
+        })
+        .map_err(|e| sim_error(&e))?;
+    Ok(serde_json::to_string(&info).expect("TraceInfo serialises"))
+}
 // ---------------------------------------------------------------------------------------
 
 #[pymodule]
@@ -147,5 +149,6 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(variants_json, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;
     Ok(())
 }

@@ -20,6 +20,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::BufWriter;
 use std::sync::Arc;
+use tcplab_core::cc::CcKind;
 use tcplab_core::tcp::Endpoint;
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
 
@@ -140,6 +141,9 @@ struct FlowState {
     rtt_seen: u64,
     data_pkts_delivered: u64,
     sampled_read: u64,
+    /// One-way delays of the data packets since the last sample (for the `owd_ms` series).
+    interval_owd_sum_ns: u64,
+    interval_owd_count: u64,
     isn: [SeqNo; 2],
 }
 
@@ -372,6 +376,20 @@ impl World {
                 }
             };
             let rcfg = f.receiver_tcp.clone().unwrap_or_else(|| f.tcp.clone());
+            if matches!(
+                f.tcp.cc,
+                CcKind::Rre | CcKind::PropRateHigh | CcKind::PropRateLow
+            ) {
+                // The algorithm modules exist (core/rate), but the endpoint does not yet feed
+                // them the timestamp samples or pace by their rate: running them would give
+                // numbers that look real and are not.
+                return Err(SimError::Config(format!(
+                    "{}: '{}' needs the rate-based sender integration (issue 5), which is not \
+                     built yet; use newreno, cubic, vegas or westwood",
+                    at("tcp.cc"),
+                    serde_name(&f.tcp.cc)
+                )));
+            }
             for (side, cfg) in [("tcp", &f.tcp), ("receiver_tcp", &rcfg)] {
                 if cfg.mss < 64 || cfg.mss > 65_495 {
                     return Err(SimError::Config(format!(
@@ -420,8 +438,8 @@ impl World {
                 bytes: f.bytes,
                 route_fwd,
                 route_rev,
-                cc: format!("{:?}", f.tcp.cc).to_lowercase(),
-                fc: format!("{:?}", rcfg.fc).to_lowercase(),
+                cc: serde_name(&f.tcp.cc),
+                fc: serde_name(&rcfg.fc),
                 reader,
                 started: false,
                 closed: false,
@@ -433,6 +451,8 @@ impl World {
                 rtt_seen: 0,
                 data_pkts_delivered: 0,
                 sampled_read: 0,
+                interval_owd_sum_ns: 0,
+                interval_owd_count: 0,
                 isn,
             });
         }
@@ -831,7 +851,10 @@ impl World {
         let e = 2 * f + p.from_sender as usize;
         if p.from_sender && p.seg.payload_len > 0 {
             let fl = &mut self.flows[f];
-            fl.owd.record((now - p.sent_at).as_nanos());
+            let owd = (now - p.sent_at).as_nanos();
+            fl.owd.record(owd);
+            fl.interval_owd_sum_ns += owd;
+            fl.interval_owd_count += 1;
             fl.data_pkts_delivered += 1;
         }
         self.eps[e].ep.handle_segment(now, &p.seg);
@@ -848,6 +871,13 @@ impl World {
             let rcv = &self.eps[2 * f + 1].ep;
             let goodput = (fl.read - fl.sampled_read) as f64 * 8.0 / dt * 1e-6;
             fl.sampled_read = fl.read;
+            let owd_ms = if fl.interval_owd_count > 0 {
+                fl.interval_owd_sum_ns as f64 / fl.interval_owd_count as f64 * 1e-6
+            } else {
+                f64::NAN
+            };
+            fl.interval_owd_sum_ns = 0;
+            fl.interval_owd_count = 0;
             let vals = [
                 goodput,
                 snd.cwnd() as f64,
@@ -856,6 +886,7 @@ impl World {
                 snd.bytes_in_flight() as f64,
                 snd.srtt().map(|d| d.as_millis_f64()).unwrap_or(f64::NAN),
                 fl.read as f64,
+                owd_ms,
             ];
             for (m, v) in vals.into_iter().enumerate() {
                 self.ts.time_ns.push(t);
@@ -1068,7 +1099,7 @@ pub fn jain(x: &[f64]) -> f64 {
 }
 
 /// Per-flow time-series metrics, in the order `sample` records them.
-pub const FLOW_METRICS: [&str; 7] = [
+pub const FLOW_METRICS: [&str; 8] = [
     "goodput_mbps",
     "cwnd_bytes",
     "rwnd_bytes",
@@ -1076,9 +1107,18 @@ pub const FLOW_METRICS: [&str; 7] = [
     "in_flight_bytes",
     "srtt_ms",
     "delivered_bytes",
+    "owd_ms",
 ];
 /// Per-link time-series metrics.
 pub const LINK_METRICS: [&str; 4] = ["queue_packets", "queue_bytes", "tx_mbps", "drops"];
+
+/// The scenario-file name of an enum value (`proprate-high`, not `PropRateHigh`).
+fn serde_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
 
 fn prefix_err(e: SimError, p: &str) -> SimError {
     match e {

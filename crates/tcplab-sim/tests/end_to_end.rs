@@ -337,8 +337,8 @@ fn timeseries_has_every_flow_and_link_metric() {
     let out = run_ok(&s);
     let ts = &out.timeseries;
     assert_eq!(ts.entities.len(), 3);
-    // 50 samples at 100 ms, 7 flow metrics + 2 links x 4 link metrics each.
-    assert_eq!(ts.time_ns.len(), 50 * (7 + 8));
+    // 50 samples at 100 ms, 8 flow metrics + 2 links x 4 link metrics each.
+    assert_eq!(ts.time_ns.len(), 50 * (8 + 8));
     assert_eq!(ts.time_ns.len(), ts.value.len());
     let goodput: Vec<f64> = (0..ts.value.len())
         .filter(|&i| ts.entity[i] == 0 && ts.metrics[ts.metric[i] as usize] == "goodput_mbps")
@@ -346,4 +346,23 @@ fn timeseries_has_every_flow_and_link_metric() {
         .collect();
     assert_eq!(goodput.len(), 50);
     assert!(goodput[40] > 8.0, "{goodput:?}");
+}
+
+#[test]
+fn rate_based_algorithms_are_refused_until_the_endpoint_hosts_them() {
+    let mut s = p2p(
+        "rre",
+        fixed(10_000_000, 20, 100),
+        fixed(10_000_000, 20, 100),
+        1,
+    );
+    s.flows[0].tcp.cc = CcKind::Rre;
+    let e = tcplab_sim::run(&s, &mut |_| true)
+        .err()
+        .expect("must be refused");
+    assert!(
+        e.to_string()
+            .contains("'rre' needs the rate-based sender integration"),
+        "{e}"
+    );
 }

@@ -75,14 +75,16 @@ impl MahimahiTrace {
             if ms < last_ms {
                 return Err(err(
                     i + 1,
-                    format!("timestamps must not decrease ({ms} after {last_ms})"),
+                    format!("timestamps must not decrease ({ms} ms after {last_ms} ms)"),
                 ));
             }
             last_ms = ms;
             times_ns.push(ms * NS_PER_MS);
         }
         if times_ns.is_empty() {
-            return Err(SimError::Trace(format!("{path}: empty trace")));
+            return Err(SimError::Trace(format!(
+                "{path}: empty trace (expected one integer millisecond timestamp per line)"
+            )));
         }
         if last_ms == 0 {
             return Err(SimError::Trace(format!(
@@ -148,7 +150,8 @@ impl MahimahiTrace {
         let windows = self.period_ns / 1_000_000_000;
         let (mut min, mut max) = (f64::INFINITY, 0.0f64);
         if windows == 0 {
-            let r = mbps(self.count_before(self.period_ns), self.period_ns);
+            // Shorter than a second: the one window is the whole pass, so min = max = mean.
+            let r = mbps(self.times_ns.len() as u64, self.period_ns);
             (min, max) = (r, r);
         }
         let mut prev = 0;
@@ -356,10 +359,16 @@ mod tests {
         );
         assert_eq!(
             trace_err("40\n42\n41\n"),
-            "t.down:3: timestamps must not decrease (41 after 42)"
+            "t.down:3: timestamps must not decrease (41 ms after 42 ms)"
         );
-        assert_eq!(trace_err(""), "t.down: empty trace");
-        assert_eq!(trace_err("\n \n"), "t.down: empty trace");
+        assert_eq!(
+            trace_err(""),
+            "t.down: empty trace (expected one integer millisecond timestamp per line)"
+        );
+        assert_eq!(
+            trace_err("\n \n"),
+            "t.down: empty trace (expected one integer millisecond timestamp per line)"
+        );
         assert!(trace_err("0\n0\n").starts_with("t.down: the trace must last a positive time"));
         assert!(trace_err("99999999999999999999\n").starts_with("t.down:1: expected"));
         assert!(trace_err("18446744073710\n")
@@ -549,7 +558,10 @@ mod tests {
         let short = MahimahiTrace::parse("x", b"0\n0\n100\n")
             .unwrap()
             .info(1000);
-        assert!((short.min_mbps - 0.16).abs() < 1e-9 && short.min_mbps == short.max_mbps);
+        // Shorter than a second: one window, the whole pass, at the mean rate (3 lines per
+        // 100 ms, as every pass repeats them).
+        assert!((short.min_mbps - 0.24).abs() < 1e-9 && short.min_mbps == short.max_mbps);
+        assert_eq!(short.min_mbps, short.mean_mbps);
     }
 
     #[test]
