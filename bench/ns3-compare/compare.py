@@ -77,7 +77,7 @@ def canonical(name: str, out_dir: Path) -> Path:
     sys.path.insert(0, str(ROOT / "python"))
     import tcplab  # noqa: E402  (the package built by `make`)
 
-    scn = tcplab.load(HERE / f"{name}.toml").with_overrides({"record.timeseries": "false"})
+    scn = tcplab.load(HERE / f"{name}.toml").with_overrides({"record.timeseries": False})
     path = out_dir / f"{name}.canonical.json"
     path.write_text(scn.to_canonical_json())
     return path
@@ -116,12 +116,15 @@ def run_tcplab(name: str, runs: int, out_dir: Path, exe: Path) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("scenarios", nargs="*", default=SCENARIOS, choices=SCENARIOS + [[]], metavar="SCENARIO")
+    ap.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=f"any of {', '.join(SCENARIOS)} (default: all)")
     ap.add_argument("--runs", type=int, default=3, help="runs per simulator and scenario (median wall time)")
     ap.add_argument("--no-ns3", action="store_true", help="use ns-3's stored reference results instead of running it")
     ap.add_argument("--ns3-build", type=Path, default=ROOT / "bench" / "results" / "ns3-build")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = ap.parse_args()
+    for s in args.scenarios:
+        if s not in SCENARIOS:
+            ap.error(f"unknown scenario {s!r}; choose from {', '.join(SCENARIOS)}")
     args.out.mkdir(parents=True, exist_ok=True)
     subprocess.run(["cargo", "build", "--release", "-q", "--bin", "tcplab-sim"], check=True, cwd=ROOT)
     exe = ROOT / "target" / "release" / "tcplab-sim"

@@ -35,6 +35,11 @@ impl Bandwidth {
         if self.0 == 0 {
             return Duration::MAX;
         }
+        // u64 arithmetic covers any packet (up to 2.3 GB); u128 division is far slower and
+        // this runs for every packet on every link.
+        if bytes <= u64::MAX / 8_000_000_000 {
+            return Duration((bytes * 8_000_000_000).div_ceil(self.0));
+        }
         let bits_ns = bytes as u128 * 8 * 1_000_000_000;
         Duration(bits_ns.div_ceil(self.0 as u128) as u64)
     }

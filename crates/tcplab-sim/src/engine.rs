@@ -2,19 +2,21 @@
 //! `(time, insertion seq)`, so simultaneous events run in the order they were scheduled
 //! and every run is reproducible; an event budget turns a livelock into an error.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use tcplab_core::Instant;
 
-/// What happens at an event. Small and `Copy`: the heap stores it inline.
+/// What happens at an event.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// The packet in a link's serialiser has left it.
+    /// A link's serialiser is free: the head of its queue starts transmitting.
     LinkTxDone(u32),
     /// The head of a link's propagation delay line reaches the far end.
     LinkArrive(u32),
-    /// An endpoint's timer; stale unless `gen` matches the endpoint's current generation.
-    EndpointTimer { ep: u32, gen: u32 },
+    /// An endpoint's timer. Live only if it fires at the endpoint's current wake-up time;
+    /// otherwise it is stale (a firing of a live one that finds nothing due is a harmless
+    /// no-op by the endpoint's contract).
+    EndpointTimer(u32),
     /// A flow's sending application starts (connects and writes).
     FlowStart(u32),
     /// A flow's sending application stops writing and closes.
@@ -25,34 +27,50 @@ pub enum Event {
     Sample,
 }
 
-#[derive(Copy, Clone, Debug)]
-struct Entry {
-    time: Instant,
-    seq: u64,
-    ev: Event,
+/// Bits of an entry: time (64) | insertion seq (40) | event kind (3) | index (21). One
+/// `u128` compares in two instructions and keeps heap entries at 16 bytes; the seq makes
+/// every key unique, so the order is (time, insertion order) exactly.
+const INDEX_BITS: u32 = 21;
+const KIND_BITS: u32 = 3;
+const SEQ_BITS: u32 = 40;
+/// Largest element index an event can carry.
+pub const MAX_INDEX: u32 = (1 << INDEX_BITS) - 1;
+
+fn pack(time: Instant, seq: u64, ev: Event) -> u128 {
+    let (kind, idx) = match ev {
+        Event::LinkTxDone(i) => (0, i),
+        Event::LinkArrive(i) => (1, i),
+        Event::EndpointTimer(i) => (2, i),
+        Event::FlowStart(i) => (3, i),
+        Event::FlowStop(i) => (4, i),
+        Event::AppRead(i) => (5, i),
+        Event::Sample => (6, 0),
+    };
+    debug_assert!(idx <= MAX_INDEX);
+    ((time.as_nanos() as u128) << 64)
+        | ((seq as u128) << (KIND_BITS + INDEX_BITS))
+        | ((kind as u128) << INDEX_BITS)
+        | idx as u128
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
-    }
+fn unpack(key: u128) -> (Instant, Event) {
+    let time = Instant((key >> 64) as u64);
+    let idx = (key as u32) & MAX_INDEX;
+    let ev = match (key as u32 >> INDEX_BITS) & ((1 << KIND_BITS) - 1) {
+        0 => Event::LinkTxDone(idx),
+        1 => Event::LinkArrive(idx),
+        2 => Event::EndpointTimer(idx),
+        3 => Event::FlowStart(idx),
+        4 => Event::FlowStop(idx),
+        5 => Event::AppRead(idx),
+        _ => Event::Sample,
+    };
+    (time, ev)
 }
 
-/// The event queue.
+/// The event queue: a min-heap of packed keys.
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: BinaryHeap<Reverse<u128>>,
     next_seq: u64,
     now: Instant,
 }
@@ -73,6 +91,7 @@ impl EventQueue {
     }
 
     /// Schedules `ev` at `time`; scheduling in the past is a logic error.
+    #[inline]
     pub fn schedule(&mut self, time: Instant, ev: Event) {
         debug_assert!(
             time >= self.now,
@@ -80,19 +99,23 @@ impl EventQueue {
             self.now
         );
         let seq = self.next_seq;
+        // 2^40 events is weeks of simulation at today's speed; the event budget stops far earlier.
+        assert!(seq < 1 << SEQ_BITS, "event sequence space exhausted");
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, ev });
+        self.heap.push(Reverse(pack(time, seq, ev)));
     }
 
     /// The next event, advancing the clock to its time.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Instant, Event)> {
-        let e = self.heap.pop()?;
-        self.now = e.time;
-        Some((e.time, e.ev))
+        let Reverse(key) = self.heap.pop()?;
+        let (time, ev) = unpack(key);
+        self.now = time;
+        Some((time, ev))
     }
 
     pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|Reverse(k)| Instant((k >> 64) as u64))
     }
 
     pub fn now(&self) -> Instant {
@@ -133,12 +156,18 @@ mod tests {
     }
 
     #[test]
-    fn event_is_small() {
-        // The heap moves entries on every push/pop: keep them within half a cache line.
-        assert!(
-            std::mem::size_of::<Entry>() <= 32,
-            "{}",
-            std::mem::size_of::<Entry>()
-        );
+    fn every_event_round_trips_through_its_key() {
+        for ev in [
+            Event::LinkTxDone(MAX_INDEX),
+            Event::LinkArrive(0),
+            Event::EndpointTimer(12345),
+            Event::FlowStart(7),
+            Event::FlowStop(8),
+            Event::AppRead(9),
+            Event::Sample,
+        ] {
+            let t = Instant(u64::MAX - 1);
+            assert_eq!(unpack(pack(t, (1 << SEQ_BITS) - 1, ev)), (t, ev));
+        }
     }
 }

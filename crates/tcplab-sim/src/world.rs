@@ -4,7 +4,7 @@
 //! conserved at every link and across the network, and no flow or link beats capacity.
 
 use crate::config::{RateSpec, ReadProfile, RecordSpec, Scenario};
-use crate::engine::{Event, EventQueue};
+use crate::engine::{Event, EventQueue, MAX_INDEX};
 use crate::link::{MahimahiTrace, RateModel, TraceRate};
 use crate::loss::LossModel;
 use crate::output::{
@@ -88,8 +88,11 @@ struct LinkState {
     rng: Rng,
     delay: Duration,
     header_bytes: u32,
-    /// The packet being serialised (head-of-line): its departure is the one scheduled event.
-    in_tx: Option<Packet>,
+    /// When the serialiser is free again (the last packet's departure).
+    busy_until: Instant,
+    /// A departure event is scheduled to start the head of the queue at `busy_until`
+    /// (head-of-line scheduling: at most one per link).
+    txdone_pending: bool,
     /// Packets propagating, in arrival order (constant delay keeps FIFO order), so only the
     /// head's arrival is scheduled.
     delay_line: VecDeque<(Instant, Packet)>,
@@ -149,9 +152,8 @@ struct FlowState {
 
 struct EpSlot {
     ep: Endpoint,
-    /// Generation of the one live timer event; older events are stale and skipped.
-    gen: u32,
-    /// When the live timer event fires (Instant::MAX: none). A deadline that moves later
+    /// When the live timer event fires (Instant::MAX: none); an event at any other time is
+    /// stale and skipped. A deadline that moves later
     /// is not rescheduled: the earlier event fires as a harmless no-op and re-polls, which
     /// keeps the heap at a few entries per endpoint instead of one per ACK.
     wake: Instant,
@@ -202,6 +204,12 @@ impl World {
             ));
         }
         let graph = Graph::from_spec(&scn.topology)?;
+        let most = graph.links.len().max(2 * scn.flows.len());
+        if most > MAX_INDEX as usize {
+            return Err(SimError::Config(format!(
+                "the scenario has {most} links or endpoints; at most {MAX_INDEX} are supported"
+            )));
+        }
         let mut links = Vec::with_capacity(graph.links.len());
         // A trace used by several links (a dumbbell's access links) is read and parsed once.
         let mut traces: Vec<Arc<MahimahiTrace>> = Vec::new();
@@ -242,7 +250,8 @@ impl World {
                 rng: Rng::derive(scn.seed, i as u64, "link-loss"),
                 delay: l.spec.delay,
                 header_bytes: l.spec.header_bytes,
-                in_tx: None,
+                busy_until: Instant::ZERO,
+                txdone_pending: false,
                 delay_line: VecDeque::with_capacity(256),
                 arrived: 0,
                 dropped_queue: 0,
@@ -420,12 +429,10 @@ impl World {
             rcv.listen();
             eps.push(EpSlot {
                 ep: snd,
-                gen: 0,
                 wake: Instant::MAX,
             });
             eps.push(EpSlot {
                 ep: rcv,
-                gen: 0,
                 wake: Instant::MAX,
             });
             let exact = scn.record.exact_percentiles;
@@ -553,10 +560,10 @@ impl World {
             match ev {
                 Event::LinkTxDone(l) => self.on_tx_done(now, l as usize),
                 Event::LinkArrive(l) => self.on_link_arrive(now, l as usize),
-                Event::EndpointTimer { ep, gen } => {
+                Event::EndpointTimer(ep) => {
                     let e = ep as usize;
-                    if self.eps[e].gen != gen {
-                        continue; // stale
+                    if self.eps[e].wake != now {
+                        continue; // stale: superseded by an earlier wake-up
                     }
                     self.eps[e].wake = Instant::MAX;
                     self.eps[e].ep.handle_timeout(now);
@@ -741,15 +748,8 @@ impl World {
         let slot = &mut self.eps[e];
         if let Some(t) = slot.ep.poll_timeout() {
             if t < slot.wake {
-                slot.gen = slot.gen.wrapping_add(1);
                 slot.wake = t.max(now);
-                self.q.schedule(
-                    slot.wake,
-                    Event::EndpointTimer {
-                        ep: e as u32,
-                        gen: slot.gen,
-                    },
-                );
+                self.q.schedule(slot.wake, Event::EndpointTimer(e as u32));
             }
         }
     }
@@ -757,6 +757,14 @@ impl World {
     fn link_enqueue(&mut self, now: Instant, l: usize, pkt: Packet) {
         let link = &mut self.links[l];
         link.arrived += 1;
+        if !link.txdone_pending && link.busy_until <= now {
+            // Idle link, empty queue: the packet goes straight onto the wire. Only packets
+            // that must wait cost a departure event, so uncongested links (access links, the
+            // ACK path) schedule one event per packet instead of two.
+            debug_assert!(link.queue.is_empty());
+            self.transmit(now, l, pkt);
+            return;
+        }
         if let Verdict::Dropped(_) = link.queue.enqueue(now, pkt) {
             link.dropped_queue += 1;
             // Drop-head under a byte limit may push out several old packets for one arrival.
@@ -768,55 +776,70 @@ impl World {
         let qb = link.queue.len_bytes();
         link.max_queue_pkts = link.max_queue_pkts.max(qp);
         link.max_queue_bytes = link.max_queue_bytes.max(qb);
-        if link.in_tx.is_none() {
-            self.start_tx(now, l);
+        if !link.txdone_pending && !link.queue.is_empty() {
+            link.txdone_pending = true;
+            let at = link.busy_until.max(now);
+            self.q.schedule(at, Event::LinkTxDone(l as u32));
         }
     }
 
-    fn start_tx(&mut self, now: Instant, l: usize) {
-        let link = &mut self.links[l];
-        if let Some(p) = link.queue.dequeue(now) {
-            let dep = link.rate.departure_time(now, p.ip_len + link.header_bytes);
-            link.in_tx = Some(p);
-            self.q.schedule(dep, Event::LinkTxDone(l as u32));
-        }
-    }
-
+    /// The serialiser is free: the head of the queue starts its transmission.
     fn on_tx_done(&mut self, now: Instant, l: usize) {
         let link = &mut self.links[l];
-        let p = link
-            .in_tx
-            .take()
-            .expect("LinkTxDone without a packet in the serialiser");
-        link.tx_pkts += 1;
-        link.tx_bytes += (p.ip_len + link.header_bytes) as u64;
-        if let Some(w) = link.pcap.as_mut() {
-            let fl = &self.flows[p.flow as usize];
-            let (sn, dn, sp, dp, isn) = if p.from_sender {
-                (fl.src, fl.dst, 10_000 + p.flow as u16, 5001, fl.isn[0])
-            } else {
-                (fl.dst, fl.src, 5001, 10_000 + p.flow as u16, fl.isn[1])
-            };
-            let off = p.seg.seq.0.wrapping_sub(isn.0.wrapping_add(1)) as u64;
-            if let Err(e) =
-                w.write_segment(now, (node_addr(sn), sp), (node_addr(dn), dp), &p.seg, off)
-            {
-                let msg = format!("pcap of link '{}': {e}", link.name);
-                link.pcap = None;
-                self.violation(msg);
+        link.txdone_pending = false;
+        if let Some(p) = link.queue.dequeue(now) {
+            self.transmit(now, l, p);
+            let link = &mut self.links[l];
+            if !link.queue.is_empty() {
+                link.txdone_pending = true;
+                self.q
+                    .schedule(link.busy_until, Event::LinkTxDone(l as u32));
             }
+        }
+    }
+
+    /// Starts serialising `p` at `now` (the link is idle): its departure time is known at
+    /// once, so the loss draw and its place in the delay line are decided here.
+    fn transmit(&mut self, now: Instant, l: usize, p: Packet) {
+        let link = &mut self.links[l];
+        let wire = p.ip_len + link.header_bytes;
+        let dep = link.rate.departure_time(now, wire);
+        link.busy_until = dep;
+        link.tx_pkts += 1;
+        link.tx_bytes += wire as u64;
+        if link.pcap.is_some() {
+            self.capture(now, l, &p);
         }
         let link = &mut self.links[l];
         if link.loss.lose(&mut link.rng) {
             link.dropped_loss += 1;
         } else {
-            let at = now + link.delay;
+            let at = dep + link.delay;
             if link.delay_line.is_empty() {
                 self.q.schedule(at, Event::LinkArrive(l as u32));
             }
             link.delay_line.push_back((at, p));
         }
-        self.start_tx(now, l);
+    }
+
+    /// Writes `p` to the link's pcap, stamped with the start of its transmission (where
+    /// tcpdump on the sending interface would see it).
+    fn capture(&mut self, now: Instant, l: usize, p: &Packet) {
+        let fl = &self.flows[p.flow as usize];
+        let (sn, dn, sp, dp, isn) = if p.from_sender {
+            (fl.src, fl.dst, 10_000 + p.flow as u16, 5001, fl.isn[0])
+        } else {
+            (fl.dst, fl.src, 5001, 10_000 + p.flow as u16, fl.isn[1])
+        };
+        let off = p.seg.seq.0.wrapping_sub(isn.0.wrapping_add(1)) as u64;
+        let link = &mut self.links[l];
+        let Some(w) = link.pcap.as_mut() else { return };
+        if let Err(e) = w.write_segment(now, (node_addr(sn), sp), (node_addr(dn), dp), &p.seg, off)
+        {
+            let msg = format!("pcap of link '{}': {e}", link.name);
+            link.pcap = None;
+            self.violation(msg);
+        }
     }
 
     fn on_link_arrive(&mut self, now: Instant, l: usize) {
@@ -921,8 +944,7 @@ impl World {
         let mut dropped = 0u64;
         let mut msgs = Vec::new();
         for l in &self.links {
-            let inside =
-                l.queue.len_packets() as u64 + l.in_tx.is_some() as u64 + l.delay_line.len() as u64;
+            let inside = l.queue.len_packets() as u64 + l.delay_line.len() as u64;
             in_network += inside;
             dropped += l.dropped_queue + l.dropped_loss;
             if l.arrived != l.dropped_queue + l.dropped_loss + l.delivered + inside {
@@ -931,7 +953,9 @@ impl World {
                     l.name, l.arrived, l.dropped_queue, l.dropped_loss, l.delivered, inside
                 ));
             }
-            let cap = l.rate.capacity_bytes(Instant::ZERO, end);
+            // Bytes are counted when their transmission starts, so the window runs until the
+            // last one has left.
+            let cap = l.rate.capacity_bytes(Instant::ZERO, end.max(l.busy_until));
             if l.tx_bytes > cap {
                 msgs.push(format!(
                     "link '{}': sent {} bytes but its capacity over the run is {} bytes",
@@ -1041,7 +1065,7 @@ impl World {
             .links
             .iter()
             .map(|l| {
-                let cap = l.rate.capacity_bytes(Instant::ZERO, end);
+                let cap = l.rate.capacity_bytes(Instant::ZERO, end.max(l.busy_until));
                 LinkSummary {
                     name: l.name.clone(),
                     from: self.nodes[l.from].clone(),
