@@ -28,6 +28,10 @@ impl SentSeg {
     pub fn end(&self) -> u64 {
         self.start + self.len as u64 + self.fin as u64
     }
+    /// Lost and not yet retransmitted: what NextSeg() rule 1 looks for.
+    fn awaits_rtx(&self) -> bool {
+        self.lost && !self.sacked && !self.rtx_in_pipe
+    }
     /// RFC 6675 SetPipe() contribution, in payload bytes.
     fn pipe(&self) -> u64 {
         if self.sacked {
@@ -57,6 +61,9 @@ pub struct Scoreboard {
     high_sacked: u64,
     /// No lost, not-yet-retransmitted segment starts below this offset.
     rtx_cursor: u64,
+    /// How many segments are lost and not yet retransmitted, so that the common case of
+    /// NextSeg() rule 1 (nothing to retransmit) costs no search on every transmission.
+    awaiting_rtx: u64,
 }
 
 impl Scoreboard {
@@ -98,10 +105,11 @@ impl Scoreboard {
     /// Applies `f` to segment `i` keeping pipe and the SACK total exact.
     fn update(&mut self, i: usize, f: impl FnOnce(&mut SentSeg)) {
         let s = &mut self.segs[i];
-        let (p0, sk0) = (s.pipe(), s.sacked);
+        let (p0, sk0, r0) = (s.pipe(), s.sacked, s.awaits_rtx());
         f(s);
-        let (p1, sk1) = (s.pipe(), s.sacked);
+        let (p1, sk1, r1) = (s.pipe(), s.sacked, s.awaits_rtx());
         self.pipe = self.pipe - p0 + p1;
+        self.awaiting_rtx = self.awaiting_rtx - r0 as u64 + r1 as u64;
         if sk0 != sk1 {
             if sk1 {
                 self.sacked_bytes += s.len as u64;
@@ -114,6 +122,7 @@ impl Scoreboard {
     pub fn push(&mut self, seg: SentSeg) {
         debug_assert!(self.segs.back().is_none_or(|b| b.end() == seg.start));
         self.pipe += seg.pipe();
+        self.awaiting_rtx += seg.awaits_rtx() as u64;
         self.segs.push_back(seg);
     }
 
@@ -123,6 +132,7 @@ impl Scoreboard {
         while let Some(f) = self.segs.front().copied() {
             if f.end() <= ack {
                 self.pipe -= f.pipe();
+                self.awaiting_rtx -= f.awaits_rtx() as u64;
                 if f.sacked {
                     self.sacked_bytes -= f.len as u64;
                 }
@@ -216,9 +226,11 @@ impl Scoreboard {
     /// RTO (RFC 6675 section 5.1, RFC 5681 go-back-N): every un-SACKed segment is lost and
     /// no retransmission is in the pipe any more. SACK marks are kept (our peer never reneges).
     pub fn on_rto(&mut self) {
+        self.awaiting_rtx = 0;
         for s in self.segs.iter_mut() {
             s.lost = !s.sacked;
             s.rtx_in_pipe = false;
+            self.awaiting_rtx += s.awaits_rtx() as u64;
         }
         self.pipe = 0;
         self.rtx_cursor = self.segs.front().map_or(0, |s| s.start);
@@ -226,6 +238,9 @@ impl Scoreboard {
 
     /// NextSeg() rule 1: the first lost segment not yet retransmitted.
     pub fn next_lost(&mut self) -> Option<usize> {
+        if self.awaiting_rtx == 0 {
+            return None;
+        }
         let mut i = self.segs.partition_point(|s| s.start < self.rtx_cursor);
         while i < self.segs.len() {
             let s = &self.segs[i];
@@ -293,6 +308,13 @@ impl Scoreboard {
             return Err(format!(
                 "sacked {} != recomputed {}",
                 self.sacked_bytes, sacked
+            ));
+        }
+        let awaiting = self.segs.iter().filter(|s| s.awaits_rtx()).count() as u64;
+        if awaiting != self.awaiting_rtx {
+            return Err(format!(
+                "awaiting retransmission {} != recomputed {}",
+                self.awaiting_rtx, awaiting
             ));
         }
         let mut at = una;
