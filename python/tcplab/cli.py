@@ -1,4 +1,4 @@
-"""The ``tcplab`` command: run, validate, trace-info.
+"""The ``tcplab`` command: run, validate, trace-info, reproduce.
 
 Exit codes: 0 success; 1 the simulation failed (event budget, I/O, cancelled); 2 bad input
 (scenario, trace, usage); 3 the run finished but broke an invariant (results untrustworthy).
@@ -100,6 +100,28 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument("traces", nargs="+", metavar="FILE")
     t.add_argument("--json", action="store_true", help="print JSON (an object for one file, an array for several)")
+
+    rp = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's experiments and compare every number with the paper",
+        description="Run a paper's experiments (scenario files in scenarios/<paper>/) and write "
+        "report.md, rows.json and PNG figures: each number the paper states beside ours.",
+        epilog=(
+            "papers: afc, rate-based\n\n"
+            "examples:\n"
+            "  tcplab reproduce afc --quick\n"
+            "  tcplab reproduce rate-based --out out/rate-based --jobs 2\n"
+            "  tcplab reproduce afc --json > afc.json\n\n"
+            "--json prints {\"paper\": ..., \"rows\": [{experiment, case, variant, metric, unit, ours, paper}, ...]}"
+        ),
+        formatter_class=fmt,
+    )
+    rp.add_argument("paper", metavar="PAPER", help="afc or rate-based")
+    rp.add_argument("--quick", action="store_true", help="shortened runs and grids (about a minute; used in CI)")
+    rp.add_argument("--out", metavar="DIR", help="output folder (default: out/reproduce-<paper>)")
+    rp.add_argument("--json", action="store_true", help="print the rows as JSON to stdout and nothing else")
+    rp.add_argument("--jobs", type=int, metavar="N", help="parallel simulations (default: all cores)")
+    rp.add_argument("--seed", type=_seed, metavar="N", help="seed for every run (default: each scenario's own)")
     return p
 
 
@@ -282,6 +304,36 @@ def _cmd_trace_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .experiments import registry, reproduce
+
+    papers = sorted(registry())
+    if args.paper not in papers:
+        import difflib
+
+        close = difflib.get_close_matches(args.paper, papers, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        _err(f"unknown paper {args.paper!r}{hint}; available: {', '.join(papers) or 'none'}")
+        return EXIT_USER
+    if args.jobs is not None and args.jobs < 1:
+        _err("--jobs must be at least 1")
+        return EXIT_USER
+    out = Path(args.out) if args.out else Path("out") / f"reproduce-{args.paper}"
+    rep = reproduce(args.paper, quick=args.quick, out=out, jobs=args.jobs, seed=args.seed, progress=not args.json)
+    written = rep.write(out)
+    if args.json:
+        sys.stdout.write(json.dumps(rep.to_json(), indent=2) + "\n")
+    else:
+        print(rep.markdown(out))
+        print(f"\nwrote {out}/: " + ", ".join(sorted(p.name for p in written)))
+    missing = rep.unexplained()
+    if missing:
+        for r in missing:
+            print(f"warning: {r.experiment}/{r.case}/{r.variant}/{r.metric}: ours {r.ours:.3g} vs paper {r.paper:.3g} "
+                  "differs by more than 20% without an explanation", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tcplab`` console script."""
     parser = _build_parser()
@@ -291,6 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "validate":
             return _cmd_validate(args)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args)
         return _cmd_trace_info(args)
     except ScenarioError as e:
         _err(str(e))

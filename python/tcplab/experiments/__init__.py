@@ -1,0 +1,202 @@
+"""Paper reproductions: `tcplab reproduce PAPER` (one module per paper in this package).
+
+A reproduction runs the paper's experiments from scenario files under ``scenarios/<paper>/``
+and compares every number the paper states with ours. Its single source of truth is a list
+of :class:`Row`: the ``--json`` output and the markdown report are both rendered from it,
+so they never disagree.
+
+A paper module defines ``PAPER`` (a citation string), ``TITLE`` and
+``reproduce(ctx: Context) -> Report``; register it in :data:`REGISTRY`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from ..runner import Result, run
+from ..scenario import Scenario, load
+
+#: Repository root (scenarios/ lives there).
+ROOT = Path(__file__).resolve().parents[3]
+SCENARIOS = ROOT / "scenarios"
+
+#: Differences larger than this (relative) must carry an explanation in the report.
+EXPLAIN_ABOVE = 0.20
+
+
+@dataclass
+class Row:
+    """One number compared with the paper."""
+
+    experiment: str
+    case: str
+    variant: str
+    metric: str
+    unit: str
+    ours: float | None
+    paper: float | None = None
+    #: Why ours differs from the paper's (required when they differ by more than 20%).
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        if not d["note"]:
+            del d["note"]
+        return d
+
+    def rel_diff(self) -> float | None:
+        if self.ours is None or self.paper is None or self.paper == 0:
+            return None
+        return self.ours / self.paper - 1.0
+
+
+@dataclass
+class Figure:
+    path: Path
+    caption: str
+
+
+@dataclass
+class Report:
+    paper: str
+    title: str
+    rows: list[Row] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    #: Free-form paragraphs: set-up, modelling differences, what is left out.
+    notes: list[str] = field(default_factory=list)
+    quick: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"paper": self.paper, "rows": [r.to_dict() for r in self.rows]}
+
+    def unexplained(self) -> list[Row]:
+        """Rows that differ from the paper by more than 20% without a note."""
+        return [r for r in self.rows if (d := r.rel_diff()) is not None and abs(d) > EXPLAIN_ABOVE and not r.note]
+
+    def markdown(self, out: Path) -> str:
+        lines = [f"# Reproduction: {self.title}", "", f"Paper: {self.paper}", ""]
+        if self.quick:
+            lines += ["**Quick mode** (`--quick`): shortened runs and grids; numbers are indicative only.", ""]
+        for n in self.notes:
+            lines += [n, ""]
+        by_exp: dict[str, list[Row]] = {}
+        for r in self.rows:
+            by_exp.setdefault(r.experiment, []).append(r)
+        for exp, rows in by_exp.items():
+            lines += [f"## {exp}", "", "| case | variant | metric | ours | paper | diff |", "|---|---|---|---:|---:|---:|"]
+            notes = []
+            for r in rows:
+                d = r.rel_diff()
+                mark = ""
+                if r.note:
+                    notes.append(r.note)
+                    mark = f" [{len(notes)}]"
+                lines.append(
+                    f"| {r.case} | {r.variant} | {r.metric} ({r.unit}) | {_fmt(r.ours)} | {_fmt(r.paper)} | "
+                    f"{'' if d is None else f'{d * 100:+.0f}%'}{mark} |"
+                )
+            lines.append("")
+            for i, n in enumerate(notes, 1):
+                lines.append(f"[{i}] {n}  ")
+            if notes:
+                lines.append("")
+        for f in self.figures:
+            rel = os.path.relpath(f.path, out)
+            lines += [f"![{f.caption}]({rel})", "", f"*{f.caption}*", ""]
+        return "\n".join(lines)
+
+    def write(self, out: Path) -> list[Path]:
+        out.mkdir(parents=True, exist_ok=True)
+        md = out / "report.md"
+        md.write_text(self.markdown(out) + "\n")
+        js = out / "rows.json"
+        js.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        return [md, js] + [f.path for f in self.figures]
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return str(v)
+    return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
+
+
+class Context:
+    """What a paper module gets: options, an output folder, and a parallel runner."""
+
+    def __init__(self, *, quick: bool, out: Path, jobs: int, seed: int | None, progress: bool):
+        self.quick = quick
+        self.out = out
+        self.jobs = max(1, jobs)
+        self.seed = seed
+        self.progress = progress
+        self._lock = threading.Lock()
+
+    def scenario(self, paper: str, name: str, overrides: dict[str, Any] | None = None) -> Scenario:
+        """``scenarios/<paper>/<name>.toml`` with ``overrides`` (dotted keys) applied."""
+        return load(SCENARIOS / paper / f"{name}.toml", overrides)
+
+    def run_all(self, jobs: Sequence[Scenario], label: str = "runs") -> list[Result]:
+        """Runs scenarios on ``self.jobs`` threads (the simulator releases the GIL), in
+        order of submission for the results, with a progress line on a terminal.
+        A run that breaks an invariant raises: its numbers must not enter a report."""
+        n = len(jobs)
+        done = 0
+        show = self.progress and sys.stderr.isatty()
+
+        def one(sc: Scenario) -> Result:
+            nonlocal done
+            r = run(sc, seed=self.seed)
+            if not r.ok:
+                raise RuntimeError(
+                    f"{sc.name}: invariants violated: {r.summary['invariants']['violations'][:3]}"
+                )
+            with self._lock:
+                done += 1
+                if show:
+                    print(f"\r{label}: {done}/{n}", end="", file=sys.stderr, flush=True)
+            return r
+
+        with ThreadPoolExecutor(max_workers=self.jobs) as ex:
+            results = list(ex.map(one, jobs))
+        if show:
+            print(file=sys.stderr)
+        elif self.progress and n > 1:
+            print(f"{label}: {n} runs done", file=sys.stderr)
+        return results
+
+
+def registry() -> dict[str, Any]:
+    """Paper name -> module. Imported lazily so a broken module does not break the CLI."""
+    import importlib
+
+    names = {"afc": "afc", "rate-based": "rate_based"}
+    out = {}
+    for key, mod in names.items():
+        try:
+            out[key] = importlib.import_module(f".{mod}", __name__)
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{mod}":
+                raise
+    return out
+
+
+def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, seed: int | None = None,
+              progress: bool = True) -> Report:
+    mods = registry()
+    if paper not in mods:
+        raise KeyError(paper)
+    ctx = Context(quick=quick, out=out, jobs=jobs or os.cpu_count() or 1, seed=seed, progress=progress)
+    out.mkdir(parents=True, exist_ok=True)
+    rep = mods[paper].reproduce(ctx)
+    rep.quick = quick
+    return rep
