@@ -1,9 +1,7 @@
-//! The discrete-event core (DESIGN.md "Engine"): one binary heap of events ordered by
+//! The discrete-event core (DESIGN.md "Engine"): one (4-ary) heap of events ordered by
 //! `(time, insertion seq)`, so simultaneous events run in the order they were scheduled
 //! and every run is reproducible; an event budget turns a livelock into an error.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use tcplab_core::Instant;
 
 /// What happens at an event.
@@ -68,9 +66,81 @@ fn unpack(key: u128) -> (Instant, Event) {
     (time, ev)
 }
 
+/// A 4-ary min-heap of packed keys: half the depth of a binary heap, and the four children
+/// of a node share a cache line, so a pop touches about half as many lines.
+#[derive(Default)]
+struct QuadHeap {
+    v: Vec<u128>,
+}
+
+impl QuadHeap {
+    fn with_capacity(n: usize) -> Self {
+        QuadHeap { v: Vec::with_capacity(n) }
+    }
+
+    #[inline]
+    fn push(&mut self, key: u128) {
+        let mut i = self.v.len();
+        self.v.push(key);
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            let pk = self.v[parent];
+            if pk <= key {
+                break;
+            }
+            self.v[i] = pk;
+            i = parent;
+        }
+        self.v[i] = key;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<u128> {
+        let top = *self.v.first()?;
+        let last = self.v.pop().expect("non-empty");
+        let n = self.v.len();
+        if n == 0 {
+            return Some(top);
+        }
+        // Sift `last` down from the root.
+        let mut i = 0;
+        loop {
+            let c = 4 * i + 1;
+            if c >= n {
+                break;
+            }
+            let end = (c + 4).min(n);
+            let mut m = c;
+            let mut mk = self.v[c];
+            for j in c + 1..end {
+                let k = self.v[j];
+                if k < mk {
+                    m = j;
+                    mk = k;
+                }
+            }
+            if mk >= last {
+                break;
+            }
+            self.v[i] = mk;
+            i = m;
+        }
+        self.v[i] = last;
+        Some(top)
+    }
+
+    fn peek(&self) -> Option<u128> {
+        self.v.first().copied()
+    }
+
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+}
+
 /// The event queue: a min-heap of packed keys.
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<u128>>,
+    heap: QuadHeap,
     next_seq: u64,
     now: Instant,
 }
@@ -84,7 +154,7 @@ impl Default for EventQueue {
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
+            heap: QuadHeap::with_capacity(1024),
             next_seq: 0,
             now: Instant::ZERO,
         }
@@ -102,20 +172,20 @@ impl EventQueue {
         // 2^40 events is weeks of simulation at today's speed; the event budget stops far earlier.
         assert!(seq < 1 << SEQ_BITS, "event sequence space exhausted");
         self.next_seq += 1;
-        self.heap.push(Reverse(pack(time, seq, ev)));
+        self.heap.push(pack(time, seq, ev));
     }
 
     /// The next event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Instant, Event)> {
-        let Reverse(key) = self.heap.pop()?;
+        let key = self.heap.pop()?;
         let (time, ev) = unpack(key);
         self.now = time;
         Some((time, ev))
     }
 
     pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|Reverse(k)| Instant((k >> 64) as u64))
+        self.heap.peek().map(|k| Instant((k >> 64) as u64))
     }
 
     pub fn now(&self) -> Instant {
@@ -127,13 +197,35 @@ impl EventQueue {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.len() == 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quad_heap_pops_in_order() {
+        let mut h = QuadHeap::default();
+        let mut x: u64 = 1;
+        let mut all = Vec::new();
+        for round in 0..50 {
+            for _ in 0..(round % 7) + 1 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let k = (x >> 20) as u128;
+                h.push(k);
+                all.push(k);
+            }
+            if round % 3 == 0 {
+                all.sort_unstable();
+                assert_eq!(h.pop(), Some(all.remove(0)));
+            }
+        }
+        all.sort_unstable();
+        let rest: Vec<_> = std::iter::from_fn(|| h.pop()).collect();
+        assert_eq!(rest, all);
+    }
 
     #[test]
     fn ties_break_in_insertion_order() {
