@@ -12,7 +12,7 @@ OUT     ?= out
 # Everything the extension module is built from.
 RUST_SRC := Cargo.toml Cargo.lock pyproject.toml $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
 
-.PHONY: all setup run test test-rust test-python tshark clean
+.PHONY: all setup run test test-rust test-python tshark clean bench
 all: test
 
 setup: $(BUILD)
@@ -56,3 +56,7 @@ test: test-rust test-python
 
 clean:
 	rm -rf $(VENV) $(OUT) python/tcplab/*.so
+
+# Cross-validation and speed against ns-3 3.44 (builds ns-3 from PyPI on first use).
+bench: $(BUILD)
+	$(VPY) bench/ns3-compare/compare.py --runs 3

@@ -33,7 +33,7 @@ impl Instant {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     /// Time elapsed since `earlier`, zero if `earlier` is later.
     pub fn saturating_since(self, earlier: Instant) -> Duration {
@@ -70,10 +70,10 @@ impl Duration {
         self.0 / 1_000_000
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn as_millis_f64(self) -> f64 {
-        self.0 as f64 * 1e-6
+        self.0 as f64 / 1e6
     }
     pub fn saturating_sub(self, o: Duration) -> Duration {
         Duration(self.0.saturating_sub(o.0))

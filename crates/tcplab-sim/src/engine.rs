@@ -75,7 +75,9 @@ struct QuadHeap {
 
 impl QuadHeap {
     fn with_capacity(n: usize) -> Self {
-        QuadHeap { v: Vec::with_capacity(n) }
+        QuadHeap {
+            v: Vec::with_capacity(n),
+        }
     }
 
     #[inline]
@@ -212,7 +214,9 @@ mod tests {
         let mut all = Vec::new();
         for round in 0..50 {
             for _ in 0..(round % 7) + 1 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let k = (x >> 20) as u128;
                 h.push(k);
                 all.push(k);

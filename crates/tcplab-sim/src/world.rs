@@ -604,10 +604,16 @@ impl World {
         Ok(())
     }
 
+    /// True once every finite flow (a byte count or a stop time) has been read to its end;
+    /// never true for a scenario of unlimited flows only, which runs for its duration.
     fn all_finite_flows_done(&self) -> bool {
-        self.flows
-            .iter()
-            .all(|f| f.completed_at.is_some() || (f.bytes.is_none() && f.stop.is_none()))
+        let finite = |f: &&FlowState| f.bytes.is_some() || f.stop.is_some();
+        self.flows.iter().any(|f| finite(&f))
+            && self
+                .flows
+                .iter()
+                .filter(finite)
+                .all(|f| f.completed_at.is_some())
     }
 
     fn on_flow_start(&mut self, now: Instant, f: usize) {

@@ -366,3 +366,24 @@ fn rate_based_algorithms_are_refused_until_the_endpoint_hosts_them() {
         "{e}"
     );
 }
+
+#[test]
+fn stop_when_done_waits_for_finite_flows_and_ignores_unlimited_ones() {
+    let mut s = p2p(
+        "done",
+        fixed(10_000_000, 10, 100),
+        fixed(10_000_000, 10, 100),
+        30,
+    );
+    s.stop_when_done = true;
+    // Only an unlimited flow: the run lasts its full duration.
+    let out = run_ok(&s);
+    assert_eq!(out.summary.duration_s, 30.0);
+    // A 1 MB download beside it: the run ends when that one is read.
+    s.flows.push(flow("short", "server", "client"));
+    s.flows[1].bytes = Some(1_000_000);
+    let out = run_ok(&s);
+    let done = out.summary.flows[1].completion_s.expect("completes");
+    assert_eq!(out.summary.duration_s, done);
+    assert!(done < 5.0, "{done}");
+}
