@@ -1,9 +1,4 @@
-"""Shared fixtures.
-
-Tests that need a real simulation call `run_or_skip` / `cli_run_or_skip`: they skip only
-while the simulator answers with its placeholder error ("... not implemented yet"), and run
-(and must pass) as soon as the simulation loop lands.
-"""
+"""Shared fixtures: paths, the `tcplab` command, and a fake simulator for CLI plumbing tests."""
 
 from __future__ import annotations
 
@@ -17,7 +12,6 @@ from typing import Any
 import pytest
 
 import tcplab
-from tcplab.errors import NOT_IMPLEMENTED
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "scenarios" / "examples"
@@ -27,17 +21,9 @@ CELLULAR = REPO.parent / "shared" / "traces" / "cellular"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def _skip_not_implemented() -> None:
-    pytest.skip("needs the simulation loop: world::run still answers 'not implemented yet'")
-
-
 def run_or_skip(scenario: Any, **kw: Any) -> tcplab.Result:
-    try:
-        return tcplab.run(scenario, **kw)
-    except tcplab.SimulationError as e:
-        if NOT_IMPLEMENTED in e.message:
-            _skip_not_implemented()
-        raise
+    """A real simulation (kept under its old name; nothing is skipped any more)."""
+    return tcplab.run(scenario, **kw)
 
 
 def tcplab_cmd() -> list[str]:
@@ -46,12 +32,9 @@ def tcplab_cmd() -> list[str]:
 
 
 def cli(*args: str, cwd: Path | str | None = None, check_impl: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run the installed `tcplab` command. With check_impl, skip on the placeholder error."""
+    """Run the installed `tcplab` command (`check_impl` is accepted for old call sites)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    r = subprocess.run([*tcplab_cmd(), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
-    if check_impl and r.returncode == 2 and NOT_IMPLEMENTED in r.stderr:
-        _skip_not_implemented()
-    return r
+    return subprocess.run([*tcplab_cmd(), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
 
 
 @pytest.fixture

@@ -52,7 +52,3 @@ class SimulationError(TcplabError):
         text = self.message if self.message.startswith(prefix) or not prefix else prefix + self.message
         return f"{self.source}: {text}" if self.source else text
 
-
-#: The message of the simulator's placeholder before the simulation loop lands; tests that
-#: need a real run skip on exactly this (see tests/conftest.py).
-NOT_IMPLEMENTED = "not implemented yet"
