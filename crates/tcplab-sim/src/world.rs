@@ -21,6 +21,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::sync::Arc;
 use tcplab_core::cc::CcKind;
+use tcplab_core::fc::FcKind;
 use tcplab_core::tcp::Endpoint;
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
 
@@ -1025,6 +1026,10 @@ impl World {
         for (f, fl) in self.flows.iter_mut().enumerate() {
             let snd = self.eps[2 * f].ep.stats();
             let rcv = self.eps[2 * f + 1].ep.stats();
+            if fl.fc == "afc" && !self.eps[2 * f + 1].ep.afc_negotiated() {
+                // AFC on one side only: both ends run classic flow control (section 4.2.1).
+                fl.fc = serde_name(&FcKind::Classic);
+            }
             let until = fl.completed_at.unwrap_or(end);
             let active = until.saturating_since(fl.start).as_secs_f64();
             let goodput = if active > 0.0 {
@@ -1055,6 +1060,8 @@ impl World {
                 fast_retransmits: snd.fast_retransmits,
                 zero_window_events: snd.zero_window_events.max(rcv.zero_windows_advertised),
                 zero_window_probes: snd.zero_window_probes_sent,
+                rcv_buffer_drops: rcv.afc_overflow_drops,
+                proactive_acks: rcv.afc_proactive_acks,
                 owd_ms: fl.owd.summary_ms(),
                 rtt_ms: fl.rtt.summary_ms(),
                 start_s: fl.start.as_secs_f64(),
