@@ -456,7 +456,7 @@ class _Parser:
         if not isinstance(v, dict):
             raise c.error(path, f"{expected}, got {_show(v)}")
         if "pattern" in v:
-            t = c.table(v, path, ["pattern", "slot", "tick"], ["slot"])
+            t = c.table(v, path, ["pattern", "slot", "tick", "blocking"], ["slot"])
             pp = _join(path, "pattern")
             if not isinstance(t["pattern"], list) or not t["pattern"]:
                 raise c.error(pp, 'expected a non-empty array of rates, e.g. ["0Mbit/s", "6Mbit/s", "6Mbit/s"]')
@@ -465,14 +465,16 @@ class _Parser:
                 "rates_bps": [c.rate(allow_zero=True)(x, _join(pp, i)) for i, x in enumerate(t["pattern"])],
                 "slot": c.time(allow_zero=False)(t["slot"], _join(path, "slot")),
                 "tick": c.get(t, "tick", path, c.time(allow_zero=False), 1_000_000),
+                "blocking": c.get(t, "blocking", path, c.boolean, False),
             }
-        t = c.table(v, path, ["rate", "tick", "pattern", "slot"], ["rate"])
+        t = c.table(v, path, ["rate", "tick", "pattern", "slot", "blocking"], ["rate"])
         if "slot" in t:
             raise c.error(_join(path, "slot"), '"slot" only applies to a read pattern (pattern = [...])')
         return {
             "kind": "constant",
             "bps": c.rate(allow_zero=True)(t["rate"], _join(path, "rate")),
             "tick": c.get(t, "tick", path, c.time(allow_zero=False), 1_000_000),
+            "blocking": c.get(t, "blocking", path, c.boolean, False),
         }
 
     # -- flows ---------------------------------------------------------------------------

@@ -32,6 +32,7 @@ fn bursty_reader_scenario(sender_fc: FcKind, receiver_fc: FcKind) -> tcplab_sim:
         ..f.tcp.clone()
     });
     f.read = ReadProfile::Pattern {
+        blocking: true,
         rates_bps: vec![0, 6_000_000, 6_000_000],
         slot: Duration::from_millis(530),
         tick: Duration::from_millis(1),
