@@ -61,6 +61,8 @@ def fake_run_output(scenario: Any, *, ok: bool = True) -> dict[str, Any]:
                 "fast_retransmits": 3,
                 "zero_window_events": 0,
                 "zero_window_probes": 0,
+                "rcv_buffer_drops": 0,
+                "proactive_acks": 0,
                 "owd_ms": pct,
                 "rtt_ms": {"mean": 45.0, "p50": 44.0, "p95": 60.0, "count": 500},
                 "start_s": f["start"] / 1e9,

@@ -155,9 +155,9 @@ def test_tcp_defaults_flow_overrides_and_receiver():
     assert a["tcp"]["mss"] == 1460 and a["tcp"]["initial_cwnd_pkts"] == 4 and a["tcp"]["sack"] is False
     # The receiver is the sender's configuration with the receiver_tcp keys on top.
     assert a["receiver_tcp"]["rcv_buf_bytes"] == 65536 and a["receiver_tcp"]["mss"] == 1460 and a["receiver_tcp"]["cc"] == "cubic"
-    assert a["read"] == {"kind": "constant", "bps": 6_000_000, "tick": MS}
+    assert a["read"] == {"kind": "constant", "bps": 6_000_000, "tick": MS, "blocking": False}
     assert b["receiver_tcp"] is None and b["bytes"] == 2_000_000
-    assert b["read"] == {"kind": "pattern", "rates_bps": [0, 6_000_000], "slot": 530 * MS, "tick": 2 * MS}
+    assert b["read"] == {"kind": "pattern", "rates_bps": [0, 6_000_000], "slot": 530 * MS, "tick": 2 * MS, "blocking": False}
 
 
 def test_record_and_pcap():

@@ -166,6 +166,16 @@ class _Ctx:
             raise self.error(path, f"expected a probability between 0 and 1 (e.g. 0.01), got {v}")
         return float(v)
 
+    def fraction(self, v: Any, path: str) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
+            raise self.error(path, f"expected a number between 0 and 1 (e.g. 0.5), got {_show(v)}")
+        return float(v)
+
+    def factor(self, v: Any, path: str) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v) >= 1.0 or float(v) == float("inf"):
+            raise self.error(path, f"expected a number of at least 1 (e.g. 2), got {_show(v)}")
+        return float(v)
+
     def choice(self, options: list[str]) -> Callable[[Any, str], str]:
         def conv(v: Any, path: str) -> str:
             if not isinstance(v, str):
@@ -188,6 +198,7 @@ TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
+    "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -420,6 +431,11 @@ class _Parser:
             "max_persist": ("max_persist", c.time(allow_zero=False)),
             "cc": ("cc", c.choice(variants()["cc"])),
             "fc": ("fc", c.choice(variants()["fc"])),
+            "window_update": ("window_update", c.choice(variants()["window_update"])),
+            "afc_history_factor": ("afc_history_factor", c.fraction),
+            "afc_proactive_factor": ("afc_proactive_factor", c.factor),
+            "afc_proactive_delay": ("afc_proactive_delay", c.time()),
+            "afc_burst_threshold_pkts": ("afc_burst_threshold_pkts", c.integer(0, 2**32 - 1)),
         }
         for key, value in t.items():
             target, conv = convs[key]
@@ -440,7 +456,7 @@ class _Parser:
         if not isinstance(v, dict):
             raise c.error(path, f"{expected}, got {_show(v)}")
         if "pattern" in v:
-            t = c.table(v, path, ["pattern", "slot", "tick"], ["slot"])
+            t = c.table(v, path, ["pattern", "slot", "tick", "blocking"], ["slot"])
             pp = _join(path, "pattern")
             if not isinstance(t["pattern"], list) or not t["pattern"]:
                 raise c.error(pp, 'expected a non-empty array of rates, e.g. ["0Mbit/s", "6Mbit/s", "6Mbit/s"]')
@@ -449,14 +465,16 @@ class _Parser:
                 "rates_bps": [c.rate(allow_zero=True)(x, _join(pp, i)) for i, x in enumerate(t["pattern"])],
                 "slot": c.time(allow_zero=False)(t["slot"], _join(path, "slot")),
                 "tick": c.get(t, "tick", path, c.time(allow_zero=False), 1_000_000),
+                "blocking": c.get(t, "blocking", path, c.boolean, False),
             }
-        t = c.table(v, path, ["rate", "tick", "pattern", "slot"], ["rate"])
+        t = c.table(v, path, ["rate", "tick", "pattern", "slot", "blocking"], ["rate"])
         if "slot" in t:
             raise c.error(_join(path, "slot"), '"slot" only applies to a read pattern (pattern = [...])')
         return {
             "kind": "constant",
             "bps": c.rate(allow_zero=True)(t["rate"], _join(path, "rate")),
             "tick": c.get(t, "tick", path, c.time(allow_zero=False), 1_000_000),
+            "blocking": c.get(t, "blocking", path, c.boolean, False),
         }
 
     # -- flows ---------------------------------------------------------------------------

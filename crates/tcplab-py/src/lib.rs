@@ -79,6 +79,7 @@ fn variants_json() -> String {
     serde_json::json!({
         "cc": variants_of::<tcplab_core::cc::CcKind>(),
         "fc": variants_of::<tcplab_core::fc::FcKind>(),
+        "window_update": variants_of::<tcplab_core::fc::classic::WindowUpdate>(),
         "discipline": variants_of::<tcplab_sim::config::Discipline>(),
     })
     .to_string()

@@ -229,6 +229,12 @@ pub enum ReadProfile {
         bps: u64,
         #[serde(default = "default_read_tick")]
         tick: Duration,
+        /// A reader that found less than its tick's allowance waits in a blocking read and
+        /// takes data the moment it arrives, up to what is left of that allowance (a socket
+        /// read wakes on data; the AFC paper's "waiting application", Algorithm 1 l. 18).
+        /// Otherwise it reads only at its ticks.
+        #[serde(default)]
+        blocking: bool,
     },
     /// Repeating pattern: slot i lasts `slot` at `rates_bps[i]` (AFC's "<0,6,6> per RTT").
     Pattern {
@@ -236,6 +242,8 @@ pub enum ReadProfile {
         slot: Duration,
         #[serde(default = "default_read_tick")]
         tick: Duration,
+        #[serde(default)]
+        blocking: bool,
     },
 }
 

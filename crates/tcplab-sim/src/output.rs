@@ -57,6 +57,10 @@ pub struct FlowSummary {
     pub fast_retransmits: u64,
     pub zero_window_events: u64,
     pub zero_window_probes: u64,
+    /// AFC: data segments the receive buffer had no room for (dropped by the receiver).
+    pub rcv_buffer_drops: u64,
+    /// AFC: proactive ACKs the receiver sent.
+    pub proactive_acks: u64,
     pub owd_ms: Percentiles,
     pub rtt_ms: Percentiles,
     pub start_s: f64,

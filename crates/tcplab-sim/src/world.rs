@@ -21,6 +21,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::sync::Arc;
 use tcplab_core::cc::CcKind;
+use tcplab_core::fc::FcKind;
 use tcplab_core::tcp::Endpoint;
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
 
@@ -119,6 +120,11 @@ enum Reader {
         slot: Duration,
         tick: Duration,
         acc: u128,
+        /// Blocking reader: bytes of this tick's allowance not yet used, valid until
+        /// `tick_end`; arriving data is read at once against it.
+        blocking: bool,
+        leftover: u64,
+        tick_end: Instant,
     },
 }
 
@@ -345,7 +351,11 @@ impl World {
             }
             let reader = match &f.read {
                 ReadProfile::Unlimited => Reader::Unlimited,
-                ReadProfile::Constant { bps, tick } => {
+                ReadProfile::Constant {
+                    bps,
+                    tick,
+                    blocking,
+                } => {
                     if *tick == Duration::ZERO {
                         return Err(SimError::Config(format!(
                             "{}: tick must be greater than zero",
@@ -357,12 +367,16 @@ impl World {
                         slot: Duration::from_secs(1),
                         tick: *tick,
                         acc: 0,
+                        blocking: *blocking,
+                        leftover: 0,
+                        tick_end: Instant::ZERO,
                     }
                 }
                 ReadProfile::Pattern {
                     rates_bps,
                     slot,
                     tick,
+                    blocking,
                 } => {
                     if rates_bps.is_empty() || *slot == Duration::ZERO || *tick == Duration::ZERO {
                         return Err(SimError::Config(format!(
@@ -381,6 +395,9 @@ impl World {
                         slot: *slot,
                         tick: *tick,
                         acc: 0,
+                        blocking: *blocking,
+                        leftover: 0,
+                        tick_end: Instant::ZERO,
                     }
                 }
             };
@@ -688,6 +705,7 @@ impl World {
             slot,
             tick,
             acc,
+            ..
         } = &mut self.flows[f].reader
         else {
             return;
@@ -701,11 +719,22 @@ impl World {
         *acc += rate * tick.as_nanos() as u128;
         let allow = (*acc / 8_000_000_000) as u64;
         *acc -= allow as u128 * 8_000_000_000;
+        let mut got = 0;
         if allow > 0 {
-            let got = self.app_read(now, f, allow);
+            got = self.app_read(now, f, allow);
             if got > 0 {
                 self.drain(now, 2 * f + 1);
             }
+        }
+        if let Reader::Paced {
+            blocking: true,
+            leftover,
+            tick_end,
+            ..
+        } = &mut self.flows[f].reader
+        {
+            *leftover = allow - got;
+            *tick_end = now + tick;
         }
         if self.flows[f].completed_at.is_none() {
             self.q.schedule(now + tick, Event::AppRead(f as u32));
@@ -723,8 +752,25 @@ impl World {
                 self.flows[f].rtt.record(rtt);
             }
             self.app_write(now, f);
-        } else if let Reader::Unlimited = self.flows[f].reader {
-            self.app_read(now, f, u64::MAX);
+        } else {
+            match self.flows[f].reader {
+                Reader::Unlimited => {
+                    self.app_read(now, f, u64::MAX);
+                }
+                Reader::Paced {
+                    blocking: true,
+                    leftover,
+                    tick_end,
+                    ..
+                } if leftover > 0 && now < tick_end => {
+                    // The blocked reader wakes on the data and takes what its tick allows.
+                    let got = self.app_read(now, f, leftover);
+                    if let Reader::Paced { leftover, .. } = &mut self.flows[f].reader {
+                        *leftover -= got;
+                    }
+                }
+                _ => {}
+            }
         }
         self.drain(now, e);
     }
@@ -1031,6 +1077,10 @@ impl World {
         for (f, fl) in self.flows.iter_mut().enumerate() {
             let snd = self.eps[2 * f].ep.stats();
             let rcv = self.eps[2 * f + 1].ep.stats();
+            if fl.fc == "afc" && !self.eps[2 * f + 1].ep.afc_negotiated() {
+                // AFC on one side only: both ends run classic flow control (section 4.2.1).
+                fl.fc = serde_name(&FcKind::Classic);
+            }
             let until = fl.completed_at.unwrap_or(end);
             let active = until.saturating_since(fl.start).as_secs_f64();
             let goodput = if active > 0.0 {
@@ -1061,6 +1111,8 @@ impl World {
                 fast_retransmits: snd.fast_retransmits,
                 zero_window_events: snd.zero_window_events.max(rcv.zero_windows_advertised),
                 zero_window_probes: snd.zero_window_probes_sent,
+                rcv_buffer_drops: rcv.afc_overflow_drops,
+                proactive_acks: rcv.afc_proactive_acks,
                 owd_ms: fl.owd.summary_ms(),
                 rtt_ms: fl.rtt.summary_ms(),
                 start_s: fl.start.as_secs_f64(),

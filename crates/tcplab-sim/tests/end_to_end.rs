@@ -142,6 +142,7 @@ fn slow_reader_causes_zero_windows_and_paces_the_flow() {
     );
     s.flows[0].tcp.rcv_buf_bytes = 64 * 1024;
     s.flows[0].read = ReadProfile::Pattern {
+        blocking: false,
         rates_bps: vec![0, 4_000_000, 4_000_000],
         slot: Duration::from_millis(500),
         tick: Duration::from_millis(1),

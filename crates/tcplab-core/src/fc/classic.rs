@@ -1,6 +1,25 @@
 //! Classic receiver flow control: receiver silly-window avoidance (RFC 1122 4.2.3.3,
 //! RFC 9293 3.8.6.2.2) and the rule for unsolicited window updates (Linux's
-//! `tcp_cleanup_rbuf`). Positions are 64-bit stream offsets.
+//! `tcp_cleanup_rbuf`, or the single reopening update of the AFC paper's ns-2 baseline).
+//! Positions are 64-bit stream offsets.
+
+use serde::{Deserialize, Serialize};
+
+/// When reading makes the receiver send an unsolicited window update (scenario key
+/// `window_update`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowUpdate {
+    /// Linux: whenever the window at least doubles from at most half the buffer.
+    #[default]
+    Linux,
+    /// Only when a window smaller than one segment reopens to at least one segment, as the
+    /// classic TCP of the AFC paper (section 4.1.3: "the receiver will send the first open
+    /// window to the sender as soon as one MSS worth of space opens up in the buffer ...
+    /// for an entire round-trip time after that ... the receiver cannot send any further
+    /// feedback").
+    ReopenOnly,
+}
 
 /// RFC 1122 4.2.3.3: the right edge may advance only by at least min(Fr * RCV.BUFF, MSS)
 /// with Fr = 1/2.
@@ -39,6 +58,26 @@ pub fn window_update_due(
     2 * cur <= rcv_buf && new >= 2 * cur
 }
 
+/// [`window_update_due`] under the chosen rule.
+pub fn update_due(
+    rule: WindowUpdate,
+    read_off: u64,
+    rcv_nxt: u64,
+    rcv_buf: u64,
+    adv_right: u64,
+    mss: u32,
+) -> bool {
+    match rule {
+        WindowUpdate::Linux => window_update_due(read_off, rcv_nxt, rcv_buf, adv_right, mss),
+        WindowUpdate::ReopenOnly => {
+            let mss = (mss as u64).min(rcv_buf);
+            let cur = adv_right.saturating_sub(rcv_nxt);
+            let edge = right_edge(read_off, rcv_buf, adv_right, mss as u32);
+            cur < mss && edge.saturating_sub(rcv_nxt) >= mss
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +103,29 @@ mod tests {
             60_000,
             100_000,
             160_000 - 2000,
+            1448
+        ));
+    }
+
+    #[test]
+    fn reopen_only_sends_the_first_open_window_alone() {
+        // AFC paper 4.1.3: "the receiver will send the first open window to the sender as
+        // soon as one MSS worth of space opens up in the buffer. Thus, for an entire
+        // round-trip time after that open window transmission, the receiver cannot send any
+        // further feedback to the sender even if the buffer is completely drained."
+        let r = WindowUpdate::ReopenOnly;
+        // Full 4000-byte buffer: nothing until one MSS is free.
+        assert!(!update_due(r, 1000, 4000, 4000, 4000, 1448));
+        assert!(update_due(r, 1448, 4000, 4000, 4000, 1448));
+        // The window now open (edge 5448), the buffer drains completely: no more updates.
+        assert!(!update_due(r, 4000, 4000, 4000, 5448, 1448));
+        // Linux keeps reporting as the window doubles.
+        assert!(update_due(
+            WindowUpdate::Linux,
+            4000,
+            4000,
+            4000,
+            5448,
             1448
         ));
     }

@@ -13,6 +13,8 @@ use crate::tcp::timers::{Timer, TimerTable};
 use crate::tcp::TcpConfig;
 use crate::time::{Duration, Instant};
 
+mod afc;
+
 /// Connection state (RFC 9293 section 3.3.2), collapsed to what tcplab needs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum EndpointState {
@@ -72,6 +74,21 @@ pub struct TcpStats {
     pub bytes_read: u64,
     /// Recovery episodes (fast recovery) completed by a full ACK.
     pub recoveries_completed: u64,
+    /// AFC receiver: data segments (or their tails) dropped because the receive buffer
+    /// was full (Algorithm 1 lines 2-3).
+    pub afc_overflow_drops: u64,
+    /// AFC receiver: proactive ACKs sent, and those made unnecessary by another ACK
+    /// within the delay (section 4.1.3).
+    pub afc_proactive_acks: u64,
+    pub afc_proactive_acks_suppressed: u64,
+    /// AFC sender: zero-window flags raised and open windows that reset `snd_nxt`
+    /// (Algorithm 4 lines 6-18).
+    pub afc_zero_window_flags: u64,
+    pub afc_open_windows: u64,
+    /// AFC sender: duplicate ACKs and timeouts not reported to congestion control (4.1.2).
+    pub afc_ignored_congestion_signals: u64,
+    /// AFC sender: segments sent under burst control (4.1.4).
+    pub afc_paced_segments: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -173,6 +190,9 @@ pub struct Endpoint {
     pending_ack_bytes: u64,
     ts_recent: u32,
     last_ack_sent: SeqNo,
+
+    /// Adaptive flow control (AFC paper section 4.2); inert unless both ends enable it.
+    afc: afc::AfcState,
 }
 
 /// RFC 7323 section 2.3: the smallest shift that lets the window field cover the buffer.
@@ -250,6 +270,7 @@ impl Endpoint {
             pending_ack_bytes: 0,
             ts_recent: 0,
             last_ack_sent: SeqNo(0),
+            afc: afc::AfcState::new(cfg.afc_history_factor),
             cfg,
         }
     }
@@ -331,6 +352,7 @@ impl Endpoint {
         self.mss = self.cfg.mss.min(peer_mss).max(1);
         self.sack_ok = self.cfg.sack && o.sack_permitted;
         self.ts_ok = self.cfg.timestamps && o.timestamps.is_some();
+        self.afc_accept_syn(o);
         if let Some(ts) = o.timestamps {
             self.ts_recent = ts.tsval;
         }
@@ -366,6 +388,7 @@ impl Endpoint {
             self.cfg.initial_cwnd_pkts.max(1) as u64 * self.mss as u64
         };
         self.cc = Cc::new(self.cfg.cc, self.mss, iw);
+        self.afc_on_establish(now);
     }
 
     fn rtt_sample(&mut self, r: Duration) -> Duration {
@@ -498,6 +521,9 @@ impl Endpoint {
                 self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
             }
         }
+        // AFC (Algorithm 4): flow window inputs, zero-window flag, open-window reset, and
+        // whether this ACK's congestion indicators are to be ignored.
+        let afc_quiet = self.afc_on_ack(now, seg, ack);
 
         let is_dup = ack == una_before
             && !self.sb.is_empty()
@@ -508,7 +534,10 @@ impl Endpoint {
                 // RFC 5681 section 2: no data, no SYN/FIN, same window, data outstanding.
                 seg.payload_len == 0 && !seg.flags.fin() && wnd == prior_wnd
             };
-        if is_dup {
+        if is_dup && afc_quiet {
+            self.stats.dup_acks_received += 1;
+            self.stats.afc_ignored_congestion_signals += 1;
+        } else if is_dup {
             self.dupacks += 1;
             self.stats.dup_acks_received += 1;
         } else if ack > una_before {
@@ -544,7 +573,7 @@ impl Endpoint {
             // RFC 6582 3.2 step 1: only ACKs beyond `recover` may start a new recovery.
             let front_lost = self.sb.front().is_some_and(|f| f.lost && !f.sacked);
             let enter = self.dupacks >= self.cfg.dupack_threshold || (self.sack_ok && front_lost);
-            if enter {
+            if enter && !afc_quiet {
                 self.enter_recovery(now);
             }
         }
@@ -616,16 +645,19 @@ impl Endpoint {
             if end <= self.rcv_nxt {
                 // A duplicate: ACK at once so the sender learns our state.
                 self.ack_now = true;
-            } else if start >= self.adv_right {
-                // Beyond the right edge (a zero-window probe, say): drop but ACK.
+            } else if start >= self.rcv_limit() {
+                // Beyond the right edge (a zero-window probe, say) or, with AFC, beyond the
+                // buffer (Algorithm 1 lines 2-3): drop but ACK.
                 self.ack_now = true;
                 fin = false;
+                self.stats.afc_overflow_drops += self.afc.ok as u64;
             } else {
                 let s = start.max(self.rcv_nxt);
-                let e = end.min(self.adv_right);
+                let e = end.min(self.rcv_limit());
                 if e < end {
                     fin = false;
                     self.ack_now = true;
+                    self.stats.afc_overflow_drops += self.afc.ok as u64;
                 }
                 if s > self.rcv_nxt {
                     // Out of order: immediate ACK (RFC 5681 4.2) carrying the SACK blocks.
@@ -661,6 +693,9 @@ impl Endpoint {
             }
         }
         debug_assert_eq!(self.unique_accepted, self.rcv_nxt + self.reasm.ooo_bytes());
+        if len > 0 {
+            self.afc_on_data_arrival(now);
+        }
         if in_order && !self.ack_now {
             // RFC 1122 4.2.3.2 / RFC 5681 4.2: ACK every `delayed_ack_count` full-sized
             // segments' worth of bytes, else within `delayed_ack_timeout`.
@@ -686,6 +721,7 @@ impl Endpoint {
             self.persist_backoff = self.persist_backoff.saturating_add(1);
         }
         if self.timers.take_expired(Timer::DelayedAck, now) && self.conn == Conn::Established {
+            self.afc_on_delayed_ack_timer();
             self.ack_now = true;
         }
         self.timers.take_expired(Timer::Pacing, now);
@@ -702,12 +738,12 @@ impl Endpoint {
                 self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
             }
             Conn::Established => {
-                if self.sb.is_empty() {
+                if self.sb.is_empty() || self.afc_on_rto(now) {
                     return;
                 }
                 self.stats.timeouts += 1;
                 // RFC 5681 3.1: ssthresh is held when the segment already timed out once.
-                if self.rtt.backoff() == 0 {
+                if self.rtt.backoff() == 0 && !self.afc_rto_is_quiet() {
                     let flight = self.sb.flight_size();
                     self.cc
                         .on_congestion_event(now, CongestionEvent::Timeout, flight, &self.rtt);
@@ -823,6 +859,7 @@ impl Endpoint {
             mss: Some(self.cfg.mss.min(65535) as u16),
             ..Default::default()
         };
+        o.afc_permitted = self.afc_offer(active);
         let ws = self.cfg.window_scale && (active || self.peer_offered_ws.is_some());
         if ws {
             o.window_scale = Some(self.our_wscale);
@@ -862,7 +899,7 @@ impl Endpoint {
     }
 
     fn wnd_avail(&self) -> u64 {
-        (self.snd_una + self.peer_wnd).saturating_sub(self.snd_nxt)
+        (self.snd_una + self.flow_window()).saturating_sub(self.snd_nxt)
     }
 
     fn send_probe(&mut self, now: Instant) -> Option<Segment> {
@@ -906,6 +943,9 @@ impl Endpoint {
                 return None;
             }
         }
+        if self.afc_burst_hold(now) {
+            return None;
+        }
         let avail = self.cwnd().saturating_sub(self.sb.pipe());
         if self.force_rtx {
             self.force_rtx = false;
@@ -916,7 +956,7 @@ impl Endpoint {
         // Rule 1: the first lost segment.
         if let Some(i) = self.sb.next_lost() {
             let l = self.sb.get(i).len as u64;
-            if l == 0 || avail >= l.min(self.mss as u64) {
+            if (l == 0 || avail >= l.min(self.mss as u64)) && self.afc_rtx_allowed(i) {
                 return Some(self.retransmit(now, i));
             }
             return None;
@@ -1003,6 +1043,7 @@ impl Endpoint {
         if let Some(rate) = self.cc.pacing_rate() {
             self.next_send_at = now + rate.tx_time(seg.ip_len() as u64);
         }
+        self.afc_after_send(now);
         seg
     }
 
@@ -1042,6 +1083,7 @@ impl Endpoint {
                 });
             }
         }
+        self.afc_fill_option(seg);
         self.last_ack_sent = seg.ack;
         self.ack_now = false;
         self.window_update_due = false;
@@ -1054,12 +1096,14 @@ impl Endpoint {
     /// retreats; when the scale factor would round it back, it is rounded up instead
     /// (RFC 7323 2.4 allows extending).
     fn window_field(&mut self) -> u16 {
-        let edge = classic::right_edge(
-            self.read_off,
-            self.cfg.rcv_buf_bytes,
-            self.adv_right,
-            self.mss,
-        );
+        let edge = self.afc_right_edge().unwrap_or_else(|| {
+            classic::right_edge(
+                self.read_off,
+                self.cfg.rcv_buf_bytes,
+                self.adv_right,
+                self.mss,
+            )
+        });
         let edge = edge.max(self.rcv_nxt);
         let ws = self.rcv_wscale as u32;
         let mut field = (edge - self.rcv_nxt) >> ws;
@@ -1111,10 +1155,12 @@ impl Endpoint {
         };
         self.read_off += n;
         self.stats.bytes_read += n;
+        self.afc_on_read(now, n);
         if self.conn == Conn::Established && !self.fin_received {
             // Unsolicited window update (RFC 9293 3.8.6.2.2, rule in fc::classic).
             let buf = self.cfg.rcv_buf_bytes;
-            if classic::window_update_due(
+            if classic::update_due(
+                self.cfg.window_update,
                 self.read_off,
                 self.rcv_nxt,
                 buf,
@@ -1266,10 +1312,11 @@ impl Endpoint {
             ));
         }
         if let Some(&(_, e)) = self.reasm.ranges().last() {
-            if e > self.adv_right {
+            // With AFC the sender may exceed the advertised edge, never the buffer.
+            if e > self.rcv_limit() {
                 return Err(format!(
                     "out-of-order data at {e} beyond right edge {}",
-                    self.adv_right
+                    self.rcv_limit()
                 ));
             }
         }

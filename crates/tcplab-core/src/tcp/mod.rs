@@ -11,6 +11,7 @@ pub use endpoint::{Endpoint, EndpointState, ReadChunk, TcpStats};
 pub use timers::Timer;
 
 use crate::cc::CcKind;
+use crate::fc::classic::WindowUpdate;
 use crate::fc::FcKind;
 use crate::time::Duration;
 use serde::{Deserialize, Serialize};
@@ -58,6 +59,22 @@ pub struct TcpConfig {
     pub max_persist: Duration,
     pub cc: CcKind,
     pub fc: FcKind,
+    /// When reading sends an unsolicited window update (`fc::classic::WindowUpdate`).
+    pub window_update: WindowUpdate,
+    /// AFC: weight of the old read-rate estimate in the exponential average (Algorithm 2's
+    /// `history_factor`; the paper uses 0.5, section 5.1).
+    pub afc_history_factor: f64,
+    /// AFC: a proactive ACK is due when the smoothed read rate rises above this factor of
+    /// its last value or falls below its inverse (Algorithm 3 line 9; the paper gives no
+    /// value: 2, a doubling or halving, is our reading of "drastic change", section 4.1.3).
+    pub afc_proactive_factor: f64,
+    /// AFC: a proactive ACK waits this long and is dropped if another ACK goes out
+    /// meanwhile (section 4.1.3, "similar to the delayed ACK timer": 40 ms like ours).
+    pub afc_proactive_delay: Duration,
+    /// AFC burst control (section 4.1.4): when the window allows more than this many
+    /// segments at once, packets are spaced by RTT / window (the paper gives no value: the
+    /// RFC 6928 initial window, a burst TCP already sends unpaced).
+    pub afc_burst_threshold_pkts: u32,
 }
 
 impl Default for TcpConfig {
@@ -83,6 +100,11 @@ impl Default for TcpConfig {
             max_persist: Duration::from_secs(60),
             cc: CcKind::NewReno,
             fc: FcKind::Classic,
+            window_update: WindowUpdate::Linux,
+            afc_history_factor: 0.5,
+            afc_proactive_factor: 2.0,
+            afc_proactive_delay: Duration::from_millis(40),
+            afc_burst_threshold_pkts: 10,
         }
     }
 }

@@ -1,0 +1,328 @@
+//! The AFC glue of the endpoint (Sanadhya & Sivakumar 2014, section 4.2): the AFC-permitted
+//! handshake and rate option (4.2.1), the receiver's rate sampling and proactive ACKs
+//! (Algorithms 1-3, 4.1.3), and the sender's flow window, zero-window flag, open-window
+//! recovery and burst control (Algorithm 4, 4.1.2, 4.1.4). The algorithms themselves are in
+//! `fc/afc.rs`; this file only wires them to the endpoint's state.
+
+use super::Endpoint;
+use crate::fc::afc::{self, RateSampler};
+use crate::fc::FcKind;
+use crate::segment::{Segment, TcpOptions};
+use crate::tcp::timers::Timer;
+use crate::time::Instant;
+
+/// Per-connection AFC state. Inert (`ok == false`) unless both ends offered AFC, in which
+/// case the endpoint behaves exactly as classic TCP (section 4.2.1: backward compatible).
+#[derive(Clone, Debug)]
+pub(super) struct AfcState {
+    /// Both ends offered AFC-permitted on the SYN exchange.
+    pub(super) ok: bool,
+    pub(super) peer_offered: bool,
+    // Receiver (Table 2).
+    pub(super) sampler: RateSampler,
+    /// A proactive ACK waits on the delayed-ACK timer (section 4.1.3).
+    pub(super) proactive_pending: bool,
+    /// The delayed-ACK timer fired for the proactive ACK alone.
+    pub(super) proactive_firing: bool,
+    // Sender (Algorithm 4).
+    /// `app_rate`: the peer's last reported read rate, bytes per second.
+    pub(super) peer_rate: f64,
+    pub(super) zw_flag: bool,
+    /// A timeout under the zero-window flag made the first segment the next probe.
+    pub(super) probe_due: bool,
+    /// `ts_recover`: set at an open window; congestion signals are ignored until an ACK
+    /// echoes a timestamp sent after it (4.1.2).
+    pub(super) ts_recover: Option<Instant>,
+    pub(super) ts_recover_tsval: u32,
+    /// Without timestamps: the highest position sent at the open window; an ACK beyond it
+    /// acknowledges data sent after `ts_recover`.
+    pub(super) recover_point: u64,
+    /// Burst control: the next packet may not leave before this (4.1.4).
+    pub(super) next_send_at: Instant,
+}
+
+impl AfcState {
+    pub(super) fn new(history_factor: f64) -> Self {
+        AfcState {
+            ok: false,
+            peer_offered: false,
+            sampler: RateSampler::new(history_factor, Instant::ZERO),
+            proactive_pending: false,
+            proactive_firing: false,
+            peer_rate: 0.0,
+            zw_flag: false,
+            probe_due: false,
+            ts_recover: None,
+            ts_recover_tsval: 0,
+            recover_point: 0,
+            next_send_at: Instant::ZERO,
+        }
+    }
+}
+
+impl Endpoint {
+    // ------------------------------------------------------------ handshake (4.2.1)
+
+    /// Whether our SYN (or SYN-ACK) carries AFC-permitted.
+    pub(super) fn afc_offer(&self, active: bool) -> bool {
+        self.cfg.fc == FcKind::Afc && (active || self.afc.peer_offered)
+    }
+
+    /// "If both ends of the connection agree to use AFC as the flow control mechanism,
+    /// another ... option field is used to convey the application read rate."
+    pub(super) fn afc_accept_syn(&mut self, o: &TcpOptions) {
+        self.afc.peer_offered = o.afc_permitted;
+        self.afc.ok = self.cfg.fc == FcKind::Afc && o.afc_permitted;
+    }
+
+    pub(super) fn afc_on_establish(&mut self, now: Instant) {
+        self.afc.sampler = RateSampler::new(self.cfg.afc_history_factor, now);
+    }
+
+    /// Whether AFC is in use on this connection (negotiated by both ends).
+    pub fn afc_negotiated(&self) -> bool {
+        self.afc.ok
+    }
+
+    /// The receiver's `smooth_rx` in bytes per second (0 without AFC).
+    pub fn afc_read_rate(&self) -> f64 {
+        self.afc.sampler.smooth_rx()
+    }
+
+    /// The sender's flow window: `W_fc = awnd + app_rate * rtt` with AFC (Algorithm 4
+    /// lines 1-5), the advertised window otherwise.
+    pub fn flow_window(&self) -> u64 {
+        if self.afc.ok {
+            afc::flow_window(self.peer_wnd, self.afc.peer_rate, self.rtt.srtt)
+        } else {
+            self.peer_wnd
+        }
+    }
+
+    // ------------------------------------------------------------ receiver (Alg. 1-3)
+
+    /// The highest stream offset the receive buffer can hold. Classic TCP never receives
+    /// beyond its advertised edge; with AFC the sender may, and Algorithm 1 lines 2-3 keep
+    /// what fits in `bufsize` past `read_nxt` and drop the rest.
+    pub(super) fn rcv_limit(&self) -> u64 {
+        if self.afc.ok {
+            self.adv_right.max(self.read_off + self.cfg.rcv_buf_bytes)
+        } else {
+            self.adv_right
+        }
+    }
+
+    /// The right edge to advertise: Algorithm 1 line 31, `window <- bufsize - (rcv_nxt -
+    /// read_nxt)`, i.e. the whole free space (no receiver SWS rounding); classic otherwise.
+    pub(super) fn afc_right_edge(&self) -> Option<u64> {
+        self.afc
+            .ok
+            .then(|| (self.read_off + self.cfg.rcv_buf_bytes).max(self.adv_right))
+    }
+
+    /// Algorithm 1 lines 28-29, after a data segment was processed. Our application reads
+    /// through `read`, so `bytes_read` is zero here; a read at this same instant (an
+    /// application waiting for the data) joins this sample (`RateSampler::update`).
+    pub(super) fn afc_on_data_arrival(&mut self, now: Instant) {
+        if self.afc.ok && self.rcv_nxt > self.read_off {
+            self.afc.sampler.update(0, now);
+        }
+    }
+
+    /// Algorithm 3 lines 7-14 after the application read `n` bytes.
+    pub(super) fn afc_on_read(&mut self, now: Instant, n: u64) {
+        if !self.afc.ok {
+            return;
+        }
+        self.afc.sampler.update(n, now);
+        let s = &self.afc.sampler;
+        let factor = self.cfg.afc_proactive_factor;
+        // Algorithm 3 line 9 tests the read rate; section 4.1.3 also asks for feedback
+        // "when there is a drastic change in the buffer state": "follow it up with more
+        // reports about the AR and B if the application drains the buffer quickly".
+        let free = (self.read_off + self.cfg.rcv_buf_bytes).saturating_sub(self.rcv_nxt);
+        let rate_moved = afc::proactive_due(s.smooth_rx(), s.last_rx(), factor);
+        let buffer_moved = afc::buffer_drained(free, self.last_adv_wnd, self.mss, factor);
+        if self.fin_received || !(rate_moved || buffer_moved) {
+            return;
+        }
+        // Section 4.1.3: "the ACK is delayed for a constant amount of time. If a reactive
+        // ACK ... is triggered within [it], the proactive ACK can be discarded." It rides
+        // the delayed-ACK timer, which every ACK sent disarms.
+        if !self.afc.proactive_pending {
+            self.afc.proactive_pending = true;
+            let at = now + self.cfg.afc_proactive_delay;
+            let at = self.timers.get(Timer::DelayedAck).map_or(at, |d| d.min(at));
+            self.timers.arm(Timer::DelayedAck, at);
+        }
+    }
+
+    /// The delayed-ACK timer fired: note whether it was for the proactive ACK alone.
+    pub(super) fn afc_on_delayed_ack_timer(&mut self) {
+        if self.afc.proactive_pending && self.pending_ack_bytes == 0 {
+            self.afc.proactive_firing = true;
+        }
+    }
+
+    /// Every segment we send: pure ACKs carry `smooth_rx` (Algorithm 1 line 35, Algorithm
+    /// 3 line 12). Data segments do not: the rate concerns the data we receive, and the
+    /// option would push a full-sized segment past the MTU.
+    pub(super) fn afc_fill_option(&mut self, seg: &mut Segment) {
+        if !self.afc.ok {
+            return;
+        }
+        if seg.payload_len == 0 && !seg.flags.syn() {
+            seg.options.afc_rate_kbps = Some(afc::encode_rate_kbps(self.afc.sampler.smooth_rx()));
+        }
+        if self.afc.proactive_pending {
+            if self.afc.proactive_firing {
+                self.stats.afc_proactive_acks += 1;
+            } else {
+                self.stats.afc_proactive_acks_suppressed += 1;
+            }
+            self.afc.proactive_pending = false;
+            self.afc.proactive_firing = false;
+        }
+    }
+
+    // ------------------------------------------------------------ sender (Alg. 4)
+
+    /// Algorithm 4 lines 1-19 on an acceptable ACK, after the cumulative ACK and SACK
+    /// blocks were applied. Returns true when congestion indicators carried by this ACK
+    /// must be ignored (lines 20-32): while the zero-window flag is set, and after an open
+    /// window until an ACK echoes a timestamp sent after `ts_recover`.
+    pub(super) fn afc_on_ack(&mut self, now: Instant, seg: &Segment, ack: u64) -> bool {
+        if !self.afc.ok {
+            return false;
+        }
+        if let Some(k) = seg.options.afc_rate_kbps {
+            self.afc.peer_rate = afc::decode_rate_kbps(k);
+        }
+        let awnd = self.peer_wnd;
+        if awnd == 0 && !self.afc.zw_flag {
+            self.afc.zw_flag = true;
+            self.stats.afc_zero_window_flags += 1;
+        } else if awnd > 0 && self.afc.zw_flag {
+            self.afc.zw_flag = false;
+            if !self.in_recovery {
+                self.afc_open_window(now);
+            }
+        }
+        if self.afc.zw_flag {
+            return true;
+        }
+        if self.afc.ts_recover.is_some() {
+            let after = match (self.ts_ok, seg.options.timestamps) {
+                // Line 28: "if ack.ts_echo > ts_recover".
+                (true, Some(ts)) => (ts.tsecr.wrapping_sub(self.afc.ts_recover_tsval) as i32) > 0,
+                _ => ack > self.afc.recover_point,
+            };
+            if after {
+                self.afc.ts_recover = None;
+            } else {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Algorithm 4 lines 10-18 / section 4.1.2: an open window after a zero window.
+    fn afc_open_window(&mut self, now: Instant) {
+        self.afc.ts_recover = Some(now);
+        self.afc.ts_recover_tsval = self.tsval(now);
+        self.afc.recover_point = self.snd_max();
+        self.stats.afc_open_windows += 1;
+        if self.sb.is_empty() {
+            return;
+        }
+        // Lines 12-16: "snd_nxt <- highest_ack + 1", then "Process SACK information":
+        // everything outstanding that the receiver does not hold is sent again, in order,
+        // as the windows allow, without waiting for the retransmission timer. Our sender
+        // keeps new data and retransmissions apart, so the reset is the RTO's go-back
+        // (RFC 6675 5.1) -- with its rule that no fast recovery starts on data sent before
+        // it (RFC 6582 `recover`) -- minus the congestion response.
+        self.sb.on_rto();
+        self.recover = self.snd_max();
+        self.dupacks = 0;
+        self.force_rtx = false;
+        self.probe_at = None;
+        // Line 17: "Reset the retransmit timer".
+        self.rtt.reset_backoff();
+        self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+        self.afc.next_send_at = now;
+    }
+
+    /// A retransmission timeout under AFC. While the zero-window flag is set, the
+    /// outstanding data was dropped by a full buffer, and the sender's job is to "send zero
+    /// window probes to learn about open windows" (Algorithm 4 line 21): the first segment
+    /// goes again as the probe, with backoff, and congestion control is not told (4.1.2:
+    /// loss indicators, "both triple duplicate ACKs and timeouts", are ignored). Returns
+    /// true when it handled the timeout.
+    pub(super) fn afc_on_rto(&mut self, now: Instant) -> bool {
+        if !(self.afc.ok && self.afc.zw_flag) {
+            return false;
+        }
+        self.stats.timeouts += 1;
+        self.stats.afc_ignored_congestion_signals += 1;
+        self.sb.mark_front_lost();
+        self.afc.probe_due = true;
+        self.rtt.back_off();
+        self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+        true
+    }
+
+    /// Whether a timeout must leave congestion control alone: after an open window and
+    /// before an ACK for data sent since (4.1.2).
+    pub(super) fn afc_rto_is_quiet(&mut self) -> bool {
+        let quiet = self.afc.ok && self.afc.ts_recover.is_some();
+        if quiet {
+            self.stats.afc_ignored_congestion_signals += 1;
+        }
+        quiet
+    }
+
+    /// Retransmissions are sent "if allowed by min(cwnd, rwnd)" (Algorithm 4 line 34) like
+    /// new data: after the open-window reset they are the new `snd_nxt`. Under the
+    /// zero-window flag only the probe a timeout asked for goes (line 21).
+    pub(super) fn afc_rtx_allowed(&self, i: usize) -> bool {
+        if !self.afc.ok {
+            return true;
+        }
+        let s = self.sb.get(i);
+        (self.afc.probe_due && i == 0) || s.start < self.snd_una + self.flow_window()
+    }
+
+    /// Burst control gate (4.1.4): true while the next packet must wait.
+    pub(super) fn afc_burst_hold(&mut self, now: Instant) -> bool {
+        if !self.afc.ok || now >= self.afc.next_send_at {
+            return false;
+        }
+        let at = self.afc.next_send_at;
+        let at = self.timers.get(Timer::Pacing).map_or(at, |d| d.min(at));
+        self.timers.arm(Timer::Pacing, at);
+        true
+    }
+
+    /// After a data segment left: "The occurrence of a burst is detected by the difference
+    /// in the allowed range of outstanding packets, which is snd_una + min(cwnd, rwnd), and
+    /// the next packet to be sent (snd_nxt). If this difference is above a threshold, every
+    /// packet is delayed by RTT/sender's window." With retransmissions pending the next
+    /// packet to be sent is below our `snd_nxt`, so the range is measured from the pipe.
+    pub(super) fn afc_after_send(&mut self, now: Instant) {
+        if !self.afc.ok {
+            return;
+        }
+        self.afc.probe_due = false;
+        let win = self.cwnd().min(self.flow_window());
+        let allowed = win.saturating_sub(self.sb.pipe());
+        let unsent_or_lost = (self.written - self.snd_nxt) > 0 || self.sb.next_lost().is_some();
+        let threshold = self.cfg.afc_burst_threshold_pkts as u64 * self.mss as u64;
+        match afc::burst_gap(allowed, threshold, win, self.mss, self.rtt.srtt) {
+            Some(gap) if unsent_or_lost => {
+                self.afc.next_send_at = now + gap;
+                self.stats.afc_paced_segments += 1;
+            }
+            _ => self.afc.next_send_at = now,
+        }
+    }
+}
