@@ -424,7 +424,7 @@ fn payload_tag_mismatch_is_counted_and_dropped() {
 // ------------------------------------------------------------------------ RTO
 
 #[test]
-fn rto_backs_off_exponentially_and_resets_on_new_ack() {
+fn rto_backs_off_exponentially_and_keeps_backoff_until_a_new_sample() {
     let mut a = client(cfg(), plain_opts(), 65535);
     // SRTT 50 ms, RTTVAR 25 ms: RTO = 150 ms, raised to min_rto = 200 ms.
     assert_eq!(a.write(ms(100), 1000), 1000);
@@ -445,13 +445,20 @@ fn rto_backs_off_exponentially_and_resets_on_new_ack() {
         assert_eq!((a.cwnd(), a.ssthresh()), (1000, 2000));
     }
     assert_eq!(a.stats().timeouts, 2);
-    // Karn: the ACK of a retransmitted segment gives no sample; the backoff is forgotten.
+    // Karn's algorithm (RFC 6298 section 5): the ACK of a retransmitted segment gives no
+    // sample, so the backed-off RTO (4 x 200 ms) stays for the next segment...
     a.handle_segment(ms(800), &peer(IRS + 1, ISS + 1001, 65535));
     assert_eq!(a.stats().rtt_samples, 1);
     assert_eq!(a.poll_timeout(), None);
     a.write(ms(900), 1000);
     one(&mut a, ms(900));
-    assert_eq!(a.poll_timeout(), Some(ms(1100)));
+    assert_eq!(a.poll_timeout(), Some(ms(1700)));
+    // ...until that segment's ACK measures the RTT again: the RTO collapses to 200 ms.
+    a.handle_segment(ms(950), &peer(IRS + 1, ISS + 2001, 65535));
+    assert_eq!(a.stats().rtt_samples, 2);
+    a.write(ms(1000), 1000);
+    one(&mut a, ms(1000));
+    assert_eq!(a.poll_timeout(), Some(ms(1200)));
 }
 
 // ------------------------------------------------------------------------ persist

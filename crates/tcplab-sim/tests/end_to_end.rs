@@ -388,3 +388,20 @@ fn stop_when_done_waits_for_finite_flows_and_ignores_unlimited_ones() {
     assert_eq!(out.summary.duration_s, done);
     assert!(done < 5.0, "{done}");
 }
+
+/// An RTT equal to the initial RTO (1 s) makes the first flight time out spuriously. With
+/// Karn's algorithm the backed-off RTO stays until a clean sample arrives, so the flow
+/// recovers; resetting the backoff on every new ACK would time out every flight forever.
+#[test]
+fn an_rtt_as_long_as_the_initial_rto_does_not_lock_the_flow_in_timeouts() {
+    let s = p2p(
+        "long-rtt",
+        fixed(4_000_000, 500, 1000),
+        fixed(4_000_000, 500, 1000),
+        120,
+    );
+    let out = run_ok(&s);
+    let f = &out.summary.flows[0];
+    assert!(f.timeouts <= 3, "timeouts {}", f.timeouts);
+    assert!(f.goodput_mbps > 3.0, "goodput {}", f.goodput_mbps);
+}

@@ -380,6 +380,10 @@ impl Endpoint {
         if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
             self.rtt_sample(now - t);
         }
+        if self.syn_retransmitted {
+            // RFC 6298 5.7: after a SYN timeout, data transmission starts with RTO >= 3 s.
+            self.rtt.reinit_after_syn_timeout();
+        }
         self.rtt.reset_backoff();
         // RFC 5681 3.1: a lost SYN or SYN-ACK leaves an initial window of one segment.
         let iw = if self.syn_retransmitted {
@@ -493,9 +497,12 @@ impl Endpoint {
             self.stats.bytes_acked += bytes_acked;
             if let Some(t) = a.rtt_from {
                 rtt = Some(self.rtt_sample(now - t));
+                // Karn's algorithm (RFC 6298 section 5, last paragraph): the backed-off RTO
+                // is kept until a new RTT measurement recomputes it. Resetting it on any ACK
+                // of new data would let an RTT above the initial RTO time out every flight
+                // forever, since retransmitted segments never yield a sample.
+                self.rtt.reset_backoff();
             }
-            // Backoff ends with the first ACK of new data; RFC 6298 5.2/5.3 timer handling.
-            self.rtt.reset_backoff();
             if self.sb.is_empty() {
                 self.timers.disarm(Timer::Retransmit);
             } else {

@@ -110,7 +110,16 @@ impl RttEstimator {
         }
     }
 
-    /// Forget the backoff once new data is acknowledged.
+    /// RFC 6298 5.7: "If the timer expires awaiting the ACK of a SYN segment and the TCP
+    /// implementation is using an RTO less than 3 seconds, the RTO MUST be re-initialized to
+    /// 3 seconds when data transmission begins" (unless an RTT sample set it since).
+    pub fn reinit_after_syn_timeout(&mut self) {
+        if self.srtt.is_none() {
+            self.base_rto = self.base_rto.max(Duration::from_secs(3)).min(self.max_rto);
+        }
+    }
+
+    /// Forget the backoff: a new RTT sample has recomputed the RTO (Karn's algorithm).
     pub fn reset_backoff(&mut self) {
         self.backoff = 0;
     }
@@ -127,6 +136,20 @@ impl RttEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc6298_5_7_three_seconds_after_a_syn_timeout() {
+        let mut r = RttEstimator::default();
+        r.back_off();
+        r.reinit_after_syn_timeout();
+        r.reset_backoff();
+        assert_eq!(r.rto(), Duration::from_secs(3));
+        // A sample taken since then wins.
+        let mut r = RttEstimator::default();
+        r.on_sample(Duration::from_millis(100));
+        r.reinit_after_syn_timeout();
+        assert_eq!(r.rto(), Duration::from_secs(1));
+    }
 
     fn est() -> RttEstimator {
         RttEstimator::new(
