@@ -187,7 +187,7 @@ LINK_KEYS = ["rate", "slot", "trace", "opportunity", "delay", "queue", "loss", "
 TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
-    "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
+    "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc", "rate_error_cv",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -420,6 +420,7 @@ class _Parser:
             "max_persist": ("max_persist", c.time(allow_zero=False)),
             "cc": ("cc", c.choice(variants()["cc"])),
             "fc": ("fc", c.choice(variants()["fc"])),
+            "rate_error_cv": ("rate_error_cv", self._cv),
         }
         for key, value in t.items():
             target, conv = convs[key]
@@ -427,6 +428,12 @@ class _Parser:
         if "mss" in out and out["mss"] > 65495:
             raise c.error(_join(path, "mss"), f"{out['mss']} bytes exceeds the IPv4 maximum of 65495")
         return out
+
+    def _cv(self, v: Any, path: str) -> float:
+        """A coefficient of variation: a plain number, 0 or more (1 = 100%)."""
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 <= v <= 10):
+            raise self.c.error(path, f"expected a coefficient of variation between 0 and 10 (1 = 100%), got {_show(v)}")
+        return float(v)
 
     def read(self, v: Any, path: str) -> dict[str, Any]:
         c = self.c

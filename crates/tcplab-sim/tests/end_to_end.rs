@@ -347,22 +347,3 @@ fn timeseries_has_every_flow_and_link_metric() {
     assert_eq!(goodput.len(), 50);
     assert!(goodput[40] > 8.0, "{goodput:?}");
 }
-
-#[test]
-fn rate_based_algorithms_are_refused_until_the_endpoint_hosts_them() {
-    let mut s = p2p(
-        "rre",
-        fixed(10_000_000, 20, 100),
-        fixed(10_000_000, 20, 100),
-        1,
-    );
-    s.flows[0].tcp.cc = CcKind::Rre;
-    let e = tcplab_sim::run(&s, &mut |_| true)
-        .err()
-        .expect("must be refused");
-    assert!(
-        e.to_string()
-            .contains("'rre' needs the rate-based sender integration"),
-        "{e}"
-    );
-}

@@ -58,6 +58,10 @@ pub struct TcpConfig {
     pub max_persist: Duration,
     pub cc: CcKind,
     pub fc: FcKind,
+    /// Rate-based controllers only: multiply every receive-rate estimate by
+    /// max(0, 1 + cv x N(0,1)), a seeded error with this coefficient of variation (thesis
+    /// 6.2.4, Figure 6.7). 0 = exact estimates.
+    pub rate_error_cv: f64,
 }
 
 impl Default for TcpConfig {
@@ -83,6 +87,7 @@ impl Default for TcpConfig {
             max_persist: Duration::from_secs(60),
             cc: CcKind::NewReno,
             fc: FcKind::Classic,
+            rate_error_cv: 0.0,
         }
     }
 }
