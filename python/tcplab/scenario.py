@@ -198,7 +198,7 @@ TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
-    "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
+    "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts", "rate_error_cv",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -436,6 +436,7 @@ class _Parser:
             "afc_proactive_factor": ("afc_proactive_factor", c.factor),
             "afc_proactive_delay": ("afc_proactive_delay", c.time()),
             "afc_burst_threshold_pkts": ("afc_burst_threshold_pkts", c.integer(0, 2**32 - 1)),
+            "rate_error_cv": ("rate_error_cv", self._cv),
         }
         for key, value in t.items():
             target, conv = convs[key]
@@ -443,6 +444,12 @@ class _Parser:
         if "mss" in out and out["mss"] > 65495:
             raise c.error(_join(path, "mss"), f"{out['mss']} bytes exceeds the IPv4 maximum of 65495")
         return out
+
+    def _cv(self, v: Any, path: str) -> float:
+        """A coefficient of variation: a plain number, 0 or more (1 = 100%)."""
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 <= v <= 10):
+            raise self.c.error(path, f"expected a coefficient of variation between 0 and 10 (1 = 100%), got {_show(v)}")
+        return float(v)
 
     def read(self, v: Any, path: str) -> dict[str, Any]:
         c = self.c

@@ -17,11 +17,15 @@ fn random_scenario(seed: u64) -> Scenario {
         window_scale: r.bernoulli(0.7),
         delayed_ack: r.bernoulli(0.7),
         nagle: r.bernoulli(0.5),
-        cc: if r.bernoulli(0.5) {
-            CcKind::NewReno
-        } else {
-            CcKind::Cubic
-        },
+        cc: [
+            CcKind::NewReno,
+            CcKind::Cubic,
+            CcKind::Vegas,
+            CcKind::Westwood,
+            CcKind::Rre,
+            CcKind::PropRateHigh,
+            CcKind::PropRateLow,
+        ][r.below(7) as usize],
         mss: [536, 1000, 1448][r.below(3) as usize],
         min_rto: Duration::from_millis(200),
         ..TcpConfig::default()

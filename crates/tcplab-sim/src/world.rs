@@ -20,7 +20,6 @@ use std::fmt;
 use std::fs::File;
 use std::io::BufWriter;
 use std::sync::Arc;
-use tcplab_core::cc::CcKind;
 use tcplab_core::fc::FcKind;
 use tcplab_core::tcp::Endpoint;
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
@@ -402,20 +401,6 @@ impl World {
                 }
             };
             let rcfg = f.receiver_tcp.clone().unwrap_or_else(|| f.tcp.clone());
-            if matches!(
-                f.tcp.cc,
-                CcKind::Rre | CcKind::PropRateHigh | CcKind::PropRateLow
-            ) {
-                // The algorithm modules exist (core/rate), but the endpoint does not yet feed
-                // them the timestamp samples or pace by their rate: running them would give
-                // numbers that look real and are not.
-                return Err(SimError::Config(format!(
-                    "{}: '{}' needs the rate-based sender integration (issue 5), which is not \
-                     built yet; use newreno, cubic, vegas or westwood",
-                    at("tcp.cc"),
-                    serde_name(&f.tcp.cc)
-                )));
-            }
             for (side, cfg) in [("tcp", &f.tcp), ("receiver_tcp", &rcfg)] {
                 if cfg.mss < 64 || cfg.mss > 65_495 {
                     return Err(SimError::Config(format!(
@@ -441,7 +426,10 @@ impl World {
                 SeqNo(Rng::derive(scn.seed, fi as u64, "isn-receiver").next_u32()),
             ];
             let mut snd = Endpoint::new(f.tcp.clone(), isn[0]);
-            let _ = &mut snd;
+            // The rate-based sender reads the receiver's TSval clock (thesis 4.1.2): it is
+            // configured with that host's tick, as a deployment would be per client OS.
+            snd.set_peer_ts_granularity(rcfg.ts_granularity);
+            snd.set_rng_seed(scn.seed, fi as u64);
             let mut rcv = Endpoint::new(rcfg.clone(), isn[1]);
             rcv.listen();
             eps.push(EpSlot {

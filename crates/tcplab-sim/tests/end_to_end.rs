@@ -350,25 +350,6 @@ fn timeseries_has_every_flow_and_link_metric() {
 }
 
 #[test]
-fn rate_based_algorithms_are_refused_until_the_endpoint_hosts_them() {
-    let mut s = p2p(
-        "rre",
-        fixed(10_000_000, 20, 100),
-        fixed(10_000_000, 20, 100),
-        1,
-    );
-    s.flows[0].tcp.cc = CcKind::Rre;
-    let e = tcplab_sim::run(&s, &mut |_| true)
-        .err()
-        .expect("must be refused");
-    assert!(
-        e.to_string()
-            .contains("'rre' needs the rate-based sender integration"),
-        "{e}"
-    );
-}
-
-#[test]
 fn stop_when_done_waits_for_finite_flows_and_ignores_unlimited_ones() {
     let mut s = p2p(
         "done",

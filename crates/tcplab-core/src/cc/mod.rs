@@ -115,6 +115,16 @@ pub enum CcKind {
     PropRateLow,
 }
 
+impl CcKind {
+    /// RRE and PropRate: the rate-based framework of the thesis (crate::rate).
+    pub fn is_rate_based(self) -> bool {
+        matches!(
+            self,
+            CcKind::Rre | CcKind::PropRateHigh | CcKind::PropRateLow
+        )
+    }
+}
+
 /// Static dispatch over the built-ins: no virtual call and no box per flow on the hot path.
 #[derive(Clone, Debug)]
 pub enum Cc {
@@ -145,6 +155,35 @@ impl Cc {
                 mss,
                 proprate::PropRate::new(proprate::PropRateConfig::low()),
             )),
+        }
+    }
+
+    /// Rate-based controllers: inject a seeded error of coefficient of variation `cv` into
+    /// every receive-rate estimate (thesis 6.2.4), drawn from
+    /// `Rng::derive(seed, component, "rate-estimation-error")`. No-op for window-based ones.
+    pub fn set_rate_error(&mut self, cv: f64, seed: u64, component: u64) {
+        match self {
+            Cc::Rre(c) => c.set_rate_error(cv, seed, component),
+            Cc::PropRate(c) => c.set_rate_error(cv, seed, component),
+            _ => {}
+        }
+    }
+
+    /// The rate-based framework's state (thesis Figure 4.2(b)); None for window-based ones.
+    pub fn rate_state(&self) -> Option<crate::rate::RateState> {
+        match self {
+            Cc::Rre(c) => Some(c.state()),
+            Cc::PropRate(c) => Some(c.state()),
+            _ => None,
+        }
+    }
+
+    /// The rate-based framework's receive-rate estimate rho and sending rate sigma.
+    pub fn rate_estimates(&self) -> Option<(Option<Bandwidth>, Bandwidth)> {
+        match self {
+            Cc::Rre(c) => Some((c.rho(), c.sigma())),
+            Cc::PropRate(c) => Some((c.rho(), c.sigma())),
+            _ => None,
         }
     }
 

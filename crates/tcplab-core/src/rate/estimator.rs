@@ -249,6 +249,11 @@ impl SlidingWindowRate {
         self.window.clear();
         self.rho_bps = None;
     }
+
+    /// Forget the window but keep rho: the next sample starts at the next timestamp.
+    pub fn restart_window(&mut self) {
+        self.window.clear();
+    }
 }
 
 /// Measures the receive rate of one burst of packets (the Monitor probe, thesis 4.1.4):

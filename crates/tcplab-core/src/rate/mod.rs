@@ -32,6 +32,7 @@ pub mod proprate;
 pub mod rre;
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
+use crate::rng::Rng;
 use crate::tcp::rtt::RttEstimator;
 use crate::time::{Duration, Instant};
 use crate::units::Bandwidth;
@@ -80,6 +81,9 @@ pub trait RateAlgorithm {
     fn threshold(&self, state: RateState, rho: Bandwidth, ctx: &RateContext) -> Duration;
     /// The Monitor probe replaced rho with a fresh measurement (4.1.4 "with the new rho = rho'").
     fn set_rho(&mut self, _rho: Bandwidth) {}
+    /// Start the measurement window afresh, keeping rho (see `RateFramework`'s
+    /// `restart_after`: the idle time between the Slow Start burst and paced sending).
+    fn restart_window(&mut self) {}
     /// A retransmission timeout: start estimating afresh.
     fn reset(&mut self) {}
 }
@@ -97,6 +101,14 @@ pub struct FrameworkConfig {
     pub monitor_accept_ratio: f64,
     /// Tick of the receiver's TSval clock (the sender cannot observe it; see PeerClock).
     pub peer_ts_granularity: Duration,
+    /// Error injection (thesis 6.2.4, Figure 6.7): each new receive-rate estimate the module
+    /// returns is multiplied by max(0, 1 + cv x Z), Z ~ N(0, 1), before the framework uses it.
+    /// The thesis states the error only as "the coefficient of variance of the estimated
+    /// rate"; a zero-mean Gaussian factor per estimate is our reading. 0 disables it.
+    pub rate_error_cv: f64,
+    /// The error's stream: `Rng::derive(rate_error_seed, rate_error_component, ...)`.
+    pub rate_error_seed: u64,
+    pub rate_error_component: u64,
 }
 
 impl Default for FrameworkConfig {
@@ -106,6 +118,9 @@ impl Default for FrameworkConfig {
             monitor_timeout_rtts: 4,
             monitor_accept_ratio: 1.0,
             peer_ts_granularity: Duration::from_millis(1),
+            rate_error_cv: 0.0,
+            rate_error_seed: 0,
+            rate_error_component: 0,
         }
     }
 }
@@ -138,7 +153,16 @@ pub struct RateFramework<A> {
     /// Bytes of the current burst (Slow Start or Monitor probe) still to be sent unpaced.
     burst_remaining: u64,
     probe: Option<BurstProbe>,
+    error_rng: Rng,
+    /// Our addition to 5.1.3: after Slow Start the sender waits one RTT for the burst's
+    /// feedback, so the receiver sees the burst, an idle gap it did not cause, then the paced
+    /// data; a window spanning the gap would report far less than the path delivers and
+    /// start Buffer Fill at a fraction of the rate. Once the delivery count passes this
+    /// mark (everything sent before paced sending began), the module's window restarts.
+    restart_after: Option<u64>,
 }
+
+const RATE_ERROR_PURPOSE: &str = "rate-estimation-error";
 
 impl<A: RateAlgorithm> RateFramework<A> {
     pub fn new(mss: u32, alg: A) -> Self {
@@ -165,7 +189,36 @@ impl<A: RateAlgorithm> RateFramework<A> {
             burst_pkts,
             burst_remaining: burst_pkts as u64 * mss as u64,
             probe: None,
+            restart_after: None,
+            error_rng: Rng::derive(
+                cfg.rate_error_seed,
+                cfg.rate_error_component,
+                RATE_ERROR_PURPOSE,
+            ),
         }
+    }
+
+    /// Sets the error injection of [`FrameworkConfig::rate_error_cv`] and reseeds its stream.
+    pub fn set_rate_error(&mut self, cv: f64, seed: u64, component: u64) {
+        self.cfg.rate_error_cv = cv.max(0.0);
+        self.cfg.rate_error_seed = seed;
+        self.cfg.rate_error_component = component;
+        self.error_rng = Rng::derive(seed, component, RATE_ERROR_PURPOSE);
+    }
+
+    pub fn config(&self) -> &FrameworkConfig {
+        &self.cfg
+    }
+
+    /// A module's estimate with the configured error applied (identity when cv = 0, and then
+    /// no random number is drawn).
+    fn perturb(&mut self, r: Bandwidth) -> Bandwidth {
+        let cv = self.cfg.rate_error_cv;
+        if cv <= 0.0 {
+            return r;
+        }
+        let f = (1.0 + cv * self.error_rng.normal()).max(0.0);
+        Bandwidth((r.as_bps() as f64 * f).round() as u64)
     }
 
     pub fn set_peer_ts_granularity(&mut self, g: Duration) {
@@ -342,11 +395,18 @@ impl<A: RateAlgorithm> CongestionControl for RateFramework<A> {
                 t_buff = self.delay.buffer_delay();
             }
             if delivered > 0 {
+                if self
+                    .restart_after
+                    .is_some_and(|m| self.delivered.total() > m)
+                {
+                    self.restart_after = None;
+                    self.alg.restart_window();
+                }
                 if let Some(r) = self.alg.update(t_ns, delivered) {
                     // While a Monitor probe is outstanding its rho' decides; afterwards the
                     // module's estimate (re-seeded with rho') takes over again.
                     if self.state != RateState::Monitor {
-                        self.rho = Some(r);
+                        self.rho = Some(self.perturb(r));
                     }
                 }
             }
@@ -358,11 +418,15 @@ impl<A: RateAlgorithm> CongestionControl for RateFramework<A> {
         match self.state {
             RateState::SlowStart => {
                 if self.rho.is_some() {
+                    self.restart_after = Some(self.delivered.total() + ack.in_flight);
                     self.enter(now, RateState::BufferFill);
                 } else if self.burst_remaining == 0 && ack.in_flight == 0 {
                     // 4.1.1: "If n packets are not sufficient to estimate the rate, then n
                     // is doubled and another burst is sent."
                     self.burst_pkts = self.burst_pkts.saturating_mul(2);
+                    // The next burst is measured on its own: a window reaching back into the
+                    // previous one would span the idle RTT between them.
+                    self.alg.restart_window();
                     self.burst_remaining = self.burst_pkts as u64 * self.mss as u64;
                 }
             }
@@ -422,6 +486,9 @@ impl<A: RateAlgorithm> CongestionControl for RateFramework<A> {
                 self.alg.reset();
                 self.delivered.reset_credits();
                 self.rho = None;
+                // Every outstanding segment is deemed lost (RFC 6675 5.1): the pipe is empty,
+                // whatever FlightSize the endpoint passed, and the restart burst is n packets.
+                self.in_flight = 0;
                 self.burst_pkts = self.cfg.initial_burst_pkts.max(1);
                 self.burst_remaining = self.burst_pkts as u64 * self.mss as u64;
             }
@@ -431,8 +498,11 @@ impl<A: RateAlgorithm> CongestionControl for RateFramework<A> {
 
     fn congestion_window(&self) -> u64 {
         if self.burst_remaining > 0 || self.state == RateState::SlowStart {
-            // A burst goes out unpaced: exactly what is in flight plus the rest of the burst.
-            self.in_flight + self.burst_remaining
+            // A burst goes out unpaced: exactly what is in flight plus the rest of the burst,
+            // in whole segments (a short, application-limited segment must not leave a
+            // remainder below one MSS that the sender's SWS avoidance could never send).
+            let mss = self.mss.max(1) as u64;
+            self.in_flight + self.burst_remaining.div_ceil(mss) * mss
         } else {
             UNBOUNDED_CWND
         }

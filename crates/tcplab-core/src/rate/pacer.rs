@@ -30,17 +30,24 @@ pub enum Rounding {
 /// Turns a rate and packet sizes into send times.
 ///
 /// Calling order for the endpoint: before sending, ask [`Pacer::next_send_time`] with the
-/// controller's `pacing_rounding()`; send when `now >=` it (retransmissions first, thesis
-/// 4.3.3) and then report the packet with [`Pacer::on_sent`] and the controller's current
-/// `pacing_rate()`. Arm the pacing timer at `next_send_time` when data is waiting.
+/// controller's `pacing_rounding()` and current `pacing_rate()`; send when `now >=` it
+/// (retransmissions first, thesis 4.3.3) and then report the packet with [`Pacer::on_sent`].
+/// Arm the pacing timer at `next_send_time` when data is waiting, and ask again whenever the
+/// rate may have changed (every ACK).
+///
+/// The gap after a packet is charged at the rate *current when the next packet is due*, not
+/// the rate at which the previous one left: the kernel loop of 4.3.1 recomputes the number
+/// of packets from the current rate every tick, so a rate that rises (Monitor -> Fill, or a
+/// new estimate) takes effect at once instead of after a gap computed at the old, low rate.
 #[derive(Clone, Debug)]
 pub struct Pacer {
     tick_ns: u64,
-    /// Ideal send time of the next packet: `ns + num / den` nanoseconds, `num < den`.
-    /// `None` until the first packet (which may leave at once).
-    ideal: Option<Ideal>,
+    /// The ideal send time of the last packet and its size. `None` until the first packet
+    /// (which may leave at once).
+    last: Option<(Ideal, u64)>,
 }
 
+/// An exact time: `ns + num / den` nanoseconds, `num < den`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct Ideal {
     ns: u64,
@@ -53,15 +60,40 @@ impl Pacer {
     pub fn new(tick: Duration) -> Self {
         Pacer {
             tick_ns: tick.as_nanos().max(1),
-            ideal: None,
+            last: None,
         }
     }
 
-    /// Earliest time the next packet may leave under `rounding`. `Instant::ZERO` before the
-    /// first packet (send at once).
-    pub fn next_send_time(&self, rounding: Rounding) -> Instant {
-        let Some(id) = self.ideal else {
-            return Instant::ZERO;
+    /// The exact ideal time of the next packet at `rate` (`None`: never, the rate is zero).
+    fn ideal_next(&self, rate: Bandwidth) -> Option<Option<Ideal>> {
+        let (base, bytes) = self.last?;
+        let r = rate.as_bps();
+        if r == 0 {
+            return Some(None);
+        }
+        // Re-express the carried fraction over the new rate (error < 1/r ns), then add
+        // bytes * 8 bit * 1e9 ns/s / r bit/s, kept exact as whole ns plus a remainder.
+        let carried = if base.den == r {
+            base.num
+        } else {
+            base.num * r as u128 / base.den as u128
+        };
+        let num = carried + bytes as u128 * 8 * 1_000_000_000;
+        let whole = num / r as u128;
+        Some(Some(Ideal {
+            ns: base.ns.saturating_add(whole.min(u64::MAX as u128) as u64),
+            num: num % r as u128,
+            den: r,
+        }))
+    }
+
+    /// Earliest time the next packet may leave at `rate` under `rounding`.
+    /// `Instant::ZERO` before the first packet (send at once), `Instant::MAX` at rate zero.
+    pub fn next_send_time(&self, rounding: Rounding, rate: Bandwidth) -> Instant {
+        let id = match self.ideal_next(rate) {
+            None => return Instant::ZERO,
+            Some(None) => return Instant::MAX,
+            Some(Some(id)) => id,
         };
         if id.ns == u64::MAX {
             return Instant::MAX;
@@ -76,54 +108,28 @@ impl Pacer {
         })
     }
 
-    /// A packet of `bytes` left at `now` while the rate was `rate`. The next ideal time is
-    /// the previous ideal time plus `bytes / rate`, so rounding is carried; if the sender
-    /// was idle for more than a tick past the schedule (application-limited, or waiting for
-    /// the window), the schedule restarts at `now` so idle time earns no burst credit.
+    /// A packet of `bytes` left at `now` while the rate was `rate`. Its ideal time is the
+    /// previous one plus the previous packet's gap at `rate`, so rounding is carried; if the
+    /// sender was idle for more than a tick past the schedule (application-limited, or
+    /// waiting for the window), the schedule restarts at `now`: idle time earns no burst.
     pub fn on_sent(&mut self, now: Instant, bytes: u64, rate: Bandwidth) {
-        let r = rate.as_bps();
-        if r == 0 {
-            self.ideal = Some(Ideal {
-                ns: u64::MAX,
-                num: 0,
-                den: 1,
-            });
-            return;
-        }
-        let base = match self.ideal {
-            Some(id) if id.ns != u64::MAX && now.0 <= id.ns.saturating_add(self.tick_ns) => {
-                // Re-express the carried fraction over the new rate (error < 1/r ns).
-                let num = if id.den == r {
-                    id.num
-                } else {
-                    id.num * r as u128 / id.den as u128
-                };
-                Ideal {
-                    ns: id.ns,
-                    num,
-                    den: r,
-                }
+        let base = match self.ideal_next(rate) {
+            Some(Some(id)) if id.ns != u64::MAX && now.0 <= id.ns.saturating_add(self.tick_ns) => {
+                id
             }
             _ => Ideal {
                 ns: now.0,
                 num: 0,
-                den: r,
+                den: 1,
             },
         };
-        // bytes * 8 bit * 1e9 ns/s / r bit/s, kept exact as whole ns plus a remainder.
-        let num = base.num + bytes as u128 * 8 * 1_000_000_000;
-        let whole = num / r as u128;
-        self.ideal = Some(Ideal {
-            ns: base.ns.saturating_add(whole.min(u64::MAX as u128) as u64),
-            num: num % r as u128,
-            den: r,
-        });
+        self.last = Some((base, bytes));
     }
 
     /// Forget the schedule (e.g. after a retransmission timeout): the next packet may leave
     /// at once.
     pub fn reset(&mut self) {
-        self.ideal = None;
+        self.last = None;
     }
 }
 
@@ -136,7 +142,7 @@ mod tests {
         let mut out = Vec::new();
         let mut now = Instant::from_secs(1);
         for &b in sizes {
-            now = now.max(p.next_send_time(rounding));
+            now = now.max(p.next_send_time(rounding, rate));
             out.push(now);
             p.on_sent(now, b, rate);
         }
@@ -211,13 +217,40 @@ mod tests {
     #[test]
     fn idle_sender_gets_no_burst_credit_and_zero_rate_never_sends() {
         let mut p = Pacer::new(Duration::from_nanos(1));
-        assert_eq!(p.next_send_time(Rounding::Down), Instant::ZERO);
-        p.on_sent(Instant::from_millis(0), 1500, Bandwidth::from_mbps(12));
-        assert_eq!(p.next_send_time(Rounding::Down), Instant::from_millis(1));
+        let r12 = Bandwidth::from_mbps(12);
+        assert_eq!(p.next_send_time(Rounding::Down, r12), Instant::ZERO);
+        p.on_sent(Instant::from_millis(0), 1500, r12);
+        assert_eq!(
+            p.next_send_time(Rounding::Down, r12),
+            Instant::from_millis(1)
+        );
         // Idle until 10 ms: the schedule restarts there, not at 1 ms.
-        p.on_sent(Instant::from_millis(10), 1500, Bandwidth::from_mbps(12));
-        assert_eq!(p.next_send_time(Rounding::Up), Instant::from_millis(11));
-        p.on_sent(Instant::from_millis(11), 1500, Bandwidth::ZERO);
-        assert_eq!(p.next_send_time(Rounding::Up), Instant::MAX);
+        p.on_sent(Instant::from_millis(10), 1500, r12);
+        assert_eq!(
+            p.next_send_time(Rounding::Up, r12),
+            Instant::from_millis(11)
+        );
+        p.on_sent(Instant::from_millis(11), 1500, r12);
+        assert_eq!(
+            p.next_send_time(Rounding::Up, Bandwidth::ZERO),
+            Instant::MAX
+        );
+    }
+
+    #[test]
+    fn a_rate_change_applies_to_the_pending_gap() {
+        // 4.3.1: the kernel recomputes from the current rate every tick. After a packet sent
+        // at 0.12 Mbit/s (100 ms for 1500 B) the rate rises to 12 Mbit/s: the next packet is
+        // due 1 ms after the last, not 100 ms.
+        let mut p = Pacer::new(Duration::from_nanos(1));
+        p.on_sent(Instant::from_millis(5), 1500, Bandwidth::from_kbps(120));
+        assert_eq!(
+            p.next_send_time(Rounding::Down, Bandwidth::from_kbps(120)),
+            Instant::from_millis(105)
+        );
+        assert_eq!(
+            p.next_send_time(Rounding::Down, Bandwidth::from_mbps(12)),
+            Instant::from_millis(6)
+        );
     }
 }

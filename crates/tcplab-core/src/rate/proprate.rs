@@ -140,6 +140,10 @@ impl RateAlgorithm for PropRate {
         self.est.set_rho(rho);
     }
 
+    fn restart_window(&mut self) {
+        self.est.restart_window();
+    }
+
     fn reset(&mut self) {
         self.est.reset();
     }

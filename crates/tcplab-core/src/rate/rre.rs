@@ -184,6 +184,10 @@ impl RateAlgorithm for Rre {
         self.est.set_rho(rho);
     }
 
+    fn restart_window(&mut self) {
+        self.est.restart_window();
+    }
+
     fn reset(&mut self) {
         self.est.reset();
         self.drain = None;

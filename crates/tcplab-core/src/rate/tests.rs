@@ -458,3 +458,86 @@ fn monitor_without_feedback_gives_up_after_the_timeout() {
     h.ack(t + ms(400 - 10), ms(120), 25 * MSS as u64);
     assert_eq!(h.f.state(), RateState::BufferDrain);
 }
+
+#[test]
+fn rto_restart_burst_is_n_packets_whatever_was_in_flight() {
+    // 4.1.1 / 4.3.3: after an RTO the stack is back in Slow Start and sends a burst of n.
+    // The endpoint passes FlightSize (50 segments here) but every one of them is deemed lost
+    // (RFC 6675 5.1), so the window is the burst alone, not FlightSize + burst.
+    let mut h = H::new(1, 0);
+    let now = h.reach_fill(ms(50));
+    h.f.on_congestion_event(
+        now,
+        CongestionEvent::Timeout,
+        50 * MSS as u64,
+        &RttEstimator::default(),
+    );
+    assert_eq!(h.f.congestion_window(), 10 * MSS as u64);
+}
+
+#[test]
+fn a_doubled_burst_is_measured_on_its_own() {
+    // 4.1.1 doubling with 10 ms ticks. Burst 1 (10 x 1000 B, 1 ms apart) straddles two
+    // ticks (6 + 4 packets): no estimate. Burst 2 (20 packets, 1 ms apart, one RTT later)
+    // covers ticks of 6, 10 and 4 packets. Measured on its own the complete middle tick gives
+    // 10 x 1000 B / 10 ms = 8 Mbit/s; a window reaching back into burst 1 would divide the
+    // 4 packets of its last tick by the idle gap instead (3.2 Mbit/s).
+    let mut h = H::new(10, 0);
+    let mut in_flight = h.send(Instant::ZERO, 10, 0);
+    for i in 0..10u64 {
+        in_flight -= MSS as u64;
+        h.ack(Instant(104 * MS + i * MS), ms(50), in_flight);
+    }
+    assert_eq!(h.f.rho(), None);
+    assert_eq!(h.f.burst_pkts(), 20);
+    let mut in_flight = h.send(Instant::from_millis(200), 20, 0);
+    for i in 0..20u64 {
+        in_flight -= MSS as u64;
+        h.ack(Instant(304 * MS + i * MS), ms(50), in_flight);
+        if h.f.rho().is_some() {
+            break;
+        }
+    }
+    assert_eq!(h.f.state(), RateState::BufferFill);
+    assert_eq!(h.f.rho(), Some(Bandwidth::from_mbps(8)));
+}
+
+#[test]
+fn rate_error_injection_is_seeded_and_has_the_requested_spread() {
+    // 6.2.4 / Figure 6.7: an error "expressed in terms of the coefficient of variance of the
+    // estimated rate". Same seed: same perturbed estimates; cv = 0: none drawn.
+    let run = |cv: f64, seed: u64| {
+        let mut h = H::new(1, 0);
+        h.f.set_rate_error(cv, seed, 3);
+        h.send(Instant::ZERO, 10, 0);
+        let mut out = Vec::new();
+        for i in 0..2000u64 {
+            h.ack(
+                Instant::from_millis(100) + Duration(i * MS),
+                ms(50),
+                20 * MSS as u64,
+            );
+            out.push(h.f.rho().map_or(0.0, |r| r.as_bps() as f64));
+        }
+        out
+    };
+    let exact = run(0.0, 1);
+    assert!(exact[100..].iter().all(|&r| r == 8e6));
+    assert_eq!(run(0.5, 1), run(0.5, 1));
+    assert_ne!(run(0.5, 1), run(0.5, 2));
+    let noisy = run(0.5, 1);
+    let xs: Vec<f64> = noisy[100..].iter().map(|r| r / 8e6).collect();
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64).sqrt();
+    assert!((mean - 1.0).abs() < 0.05, "mean factor {mean}");
+    assert!((sd - 0.5).abs() < 0.05, "cv {sd}");
+}
+
+#[test]
+fn an_application_limited_burst_leaves_whole_segments() {
+    // A short segment (the application had 300 B) must not leave a remainder below one MSS
+    // in the burst window, which the sender's silly-window avoidance would never send.
+    let mut h = H::new(1, 0);
+    h.f.on_packet_sent(Instant::ZERO, 300, 300, false);
+    assert_eq!(h.f.congestion_window(), 300 + 10 * MSS as u64);
+}

@@ -2,8 +2,9 @@
 //! scaling (RFC 7323), SACK (RFC 2018) and SACK-based recovery (RFC 6675), NewReno recovery
 //! (RFC 6582), RTO (RFC 6298), delayed ACKs and silly-window avoidance (RFC 1122 4.2.3).
 
-use crate::cc::{AckSample, Cc, CongestionControl, CongestionEvent};
+use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
 use crate::fc::classic;
+use crate::rate::pacer::Pacer;
 use crate::segment::{payload_tag, Flags, SackBlock, Segment, TcpOptions, Timestamps};
 use crate::seq::SeqNo;
 use crate::tcp::reassembly::Reassembly;
@@ -100,6 +101,10 @@ enum Conn {
     Established,
 }
 
+/// The pacing tick (thesis 4.3.1: the kernel decides "at every kernel tick interval" how
+/// many packets to send; 1 ms is a HZ=1000 kernel). Send times are rounded onto it.
+const PACING_TICK: Duration = Duration::from_millis(1);
+
 /// RFC 9293 3.7.1: the MSS assumed when the peer sends no MSS option.
 const DEFAULT_PEER_MSS: u32 = 536;
 
@@ -173,7 +178,12 @@ pub struct Endpoint {
     /// Offset of the outstanding 1-byte zero-window probe.
     probe_at: Option<u64>,
     persist_backoff: u32,
-    next_send_at: Instant,
+    /// Paces the rate-based controllers (thesis 4.3.1); unused while `pacing_rate()` is None.
+    pacer: Pacer,
+    /// The receiver's TSval tick, for the rate-based estimators (thesis 4.1.2).
+    peer_ts_granularity: Duration,
+    /// (seed, component) of this endpoint's random streams (rate-estimation error injection).
+    rng_seed: (u64, u64),
 
     // Receiver.
     rcv_nxt: u64,
@@ -213,7 +223,9 @@ impl Endpoint {
             cfg.max_rto,
             cfg.ts_granularity,
         );
-        let cc = Cc::new(cfg.cc, mss, cfg.initial_cwnd_pkts as u64 * mss as u64);
+        let mut cc = Cc::new(cfg.cc, mss, cfg.initial_cwnd_pkts as u64 * mss as u64);
+        cc.set_peer_ts_granularity(cfg.ts_granularity);
+        cc.set_rate_error(cfg.rate_error_cv, 0, 0);
         let our_wscale = wscale_for(cfg.rcv_buf_bytes);
         let sb =
             Scoreboard::with_capacity((cfg.snd_buf_bytes / mss as u64).min(1 << 16) as usize + 2);
@@ -256,7 +268,9 @@ impl Endpoint {
             probe_pending: false,
             probe_at: None,
             persist_backoff: 0,
-            next_send_at: Instant::ZERO,
+            pacer: Pacer::new(PACING_TICK),
+            peer_ts_granularity: cfg.ts_granularity,
+            rng_seed: (0, 0),
             rcv_nxt: 0,
             read_off: 0,
             peer_fin_at: None,
@@ -273,6 +287,22 @@ impl Endpoint {
             afc: afc::AfcState::new(cfg.afc_history_factor),
             cfg,
         }
+    }
+
+    /// The tick of the peer's TSval clock (default: our own `ts_granularity`). The sender
+    /// cannot read it off the wire; the rate-based estimators need it (thesis 4.1.2), so a
+    /// driver that knows the receiver's host sets it before the handshake completes.
+    pub fn set_peer_ts_granularity(&mut self, g: Duration) {
+        self.peer_ts_granularity = g;
+        self.cc.set_peer_ts_granularity(g);
+    }
+
+    /// Seeds this endpoint's random streams, `Rng::derive(seed, component, purpose)`
+    /// (only the rate-estimation error injection draws from one). Call before connecting.
+    pub fn set_rng_seed(&mut self, seed: u64, component: u64) {
+        self.rng_seed = (seed, component);
+        self.cc
+            .set_rate_error(self.cfg.rate_error_cv, seed, component);
     }
 
     /// Active open: the SYN goes out on the next `poll_transmit`.
@@ -391,7 +421,19 @@ impl Endpoint {
         } else {
             self.cfg.initial_cwnd_pkts.max(1) as u64 * self.mss as u64
         };
-        self.cc = Cc::new(self.cfg.cc, self.mss, iw);
+        let kind = if self.cfg.cc.is_rate_based() && !self.ts_ok {
+            // The rate-based framework reads the receiver's clock from its TSval (thesis
+            // 4.3.4: "it does require the TCP timestamp option to be enabled"). Without the
+            // option it falls back to CUBIC, the default it is meant to replace.
+            CcKind::Cubic
+        } else {
+            self.cfg.cc
+        };
+        self.cc = Cc::new(kind, self.mss, iw);
+        self.cc.set_peer_ts_granularity(self.peer_ts_granularity);
+        let (seed, component) = self.rng_seed;
+        self.cc
+            .set_rate_error(self.cfg.rate_error_cv, seed, component);
         self.afc_on_establish(now);
     }
 
@@ -489,9 +531,15 @@ impl Endpoint {
 
         let mut bytes_acked = 0;
         let mut rtt = None;
+        // For the rate-based framework (thesis 4.1.2-4.1.3): bytes the receiver had already
+        // reported by SACK, and the send time of the latest-sent segment newly reported.
+        let mut acked_prev_sacked = 0;
+        let mut echo_sent_at: Option<Instant> = None;
         if ack > self.snd_una {
             let a = self.sb.ack_to(ack);
             bytes_acked = a.bytes;
+            acked_prev_sacked = a.previously_sacked;
+            echo_sent_at = a.latest_sent;
             self.fin_acked |= a.fin;
             self.snd_una = ack;
             self.stats.bytes_acked += bytes_acked;
@@ -522,7 +570,11 @@ impl Endpoint {
                     // Below the cumulative ACK (D-SACK, not used) or nonsense: ignore the block.
                     continue;
                 }
-                sacked += self.sb.sack(s.max(self.snd_una as i64) as u64, e as u64);
+                let n = self
+                    .sb
+                    .sack_block(s.max(self.snd_una as i64) as u64, e as u64);
+                sacked += n.bytes;
+                echo_sent_at = echo_sent_at.max(n.latest_sent);
             }
             if sacked > 0 {
                 self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
@@ -541,6 +593,13 @@ impl Endpoint {
                 // RFC 5681 section 2: no data, no SYN/FIN, same window, data outstanding.
                 seg.payload_len == 0 && !seg.flags.fin() && wnd == prior_wnd
             };
+        // RFC 5681 section 2's duplicate ACK, whatever SACK says (thesis 4.1.2 counts one MSS
+        // per duplicate ACK that carries no SACK blocks).
+        let dup_5681 = ack == una_before
+            && !self.sb.is_empty()
+            && seg.payload_len == 0
+            && !seg.flags.fin()
+            && wnd == prior_wnd;
         if is_dup && afc_quiet {
             self.stats.dup_acks_received += 1;
             self.stats.afc_ignored_congestion_signals += 1;
@@ -585,7 +644,9 @@ impl Endpoint {
             }
         }
 
-        if bytes_acked > 0 || sacked > 0 {
+        // The rate-based framework counts every ACK's TSval, duplicates and recovery ACKs
+        // included (thesis 4.1.2, 4.3.2); window-based algorithms only see ACKs of new data.
+        if bytes_acked > 0 || sacked > 0 || self.cc.wants_dup_acks() {
             let sample = AckSample {
                 bytes_acked,
                 bytes_sacked: sacked,
@@ -595,9 +656,10 @@ impl Endpoint {
                 in_recovery: was_in_recovery || self.in_recovery,
                 app_limited: self.written == self.snd_nxt && prior_pipe < self.cwnd(),
                 peer_tsval: seg.options.timestamps.map(|t| t.tsval),
-                // The rate-based fields (dup_ack, echo_sent_at, ...) are filled once the
-                // endpoint hosts the rate-based framework (issue 5).
-                ..AckSample::default()
+                dup_ack: dup_5681 || is_dup,
+                has_sack_blocks: self.sack_ok && !seg.options.sack().is_empty(),
+                bytes_acked_previously_sacked: acked_prev_sacked,
+                echo_sent_at,
             };
             self.cc.on_ack(now, &sample, &self.rtt);
         }
@@ -939,13 +1001,17 @@ impl Endpoint {
 
     /// RFC 6675 NextSeg() (rules 1-3) under cwnd, the peer's window and Nagle/SWS.
     fn send_data(&mut self, now: Instant) -> Option<Segment> {
-        if let Some(_rate) = self.cc.pacing_rate() {
-            if now < self.next_send_at {
-                if self.written > self.snd_nxt
-                    || self.force_rtx
-                    || self.sb.pipe() < self.sb.flight_size()
+        if let Some(rate) = self.cc.pacing_rate() {
+            // Thesis 4.3.1: rate-paced, not ACK-clocked; the rounding of the send times
+            // follows the state (up in Buffer Fill, down in Drain and Monitor).
+            let at = self.pacer.next_send_time(self.cc.pacing_rounding(), rate);
+            if now < at {
+                if at != Instant::MAX
+                    && (self.written > self.snd_nxt
+                        || self.force_rtx
+                        || self.sb.pipe() < self.sb.flight_size())
                 {
-                    self.timers.arm(Timer::Pacing, self.next_send_at);
+                    self.timers.arm(Timer::Pacing, at);
                 }
                 return None;
             }
@@ -1048,7 +1114,8 @@ impl Endpoint {
             self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
         }
         if let Some(rate) = self.cc.pacing_rate() {
-            self.next_send_at = now + rate.tx_time(seg.ip_len() as u64);
+            // Payload bytes: the framework's rates are payload rates (rho counts payload).
+            self.pacer.on_sent(now, len as u64, rate);
         }
         self.afc_after_send(now);
         seg
@@ -1258,6 +1325,11 @@ impl Endpoint {
     /// The RTT estimator (congestion controllers and tracing read it).
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
+    }
+
+    /// The congestion controller (tests and tracing read its state).
+    pub fn congestion_control(&self) -> &Cc {
+        &self.cc
     }
 
     /// The congestion controller's slow-start threshold.

@@ -75,6 +75,10 @@ pub struct TcpConfig {
     /// segments at once, packets are spaced by RTT / window (the paper gives no value: the
     /// RFC 6928 initial window, a burst TCP already sends unpaced).
     pub afc_burst_threshold_pkts: u32,
+    /// Rate-based controllers only: multiply every receive-rate estimate by
+    /// max(0, 1 + cv x N(0,1)), a seeded error with this coefficient of variation (thesis
+    /// 6.2.4, Figure 6.7). 0 = exact estimates.
+    pub rate_error_cv: f64,
 }
 
 impl Default for TcpConfig {
@@ -105,6 +109,7 @@ impl Default for TcpConfig {
             afc_proactive_factor: 2.0,
             afc_proactive_delay: Duration::from_millis(40),
             afc_burst_threshold_pkts: 10,
+            rate_error_cv: 0.0,
         }
     }
 }

@@ -50,6 +50,20 @@ pub struct Acked {
     /// Send time of the newest newly-acknowledged segment, when Karn's rule allows a sample.
     pub rtt_from: Option<Instant>,
     pub fin: bool,
+    /// The part of `bytes` that had been SACKed before (the receiver reported it earlier).
+    pub previously_sacked: u64,
+    /// Latest send time among the removed segments that had not been SACKed: the segment
+    /// whose arrival this ACK reports (thesis 4.1.3, RD = t_r - t_s; Karn does not apply,
+    /// a retransmission's own send time is what the receiver's TSval is paired with).
+    pub latest_sent: Option<Instant>,
+}
+
+/// What one SACK block newly reported.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sacked {
+    pub bytes: u64,
+    /// Latest send time among the newly SACKed segments.
+    pub latest_sent: Option<Instant>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -138,6 +152,11 @@ impl Scoreboard {
                 }
                 out.bytes += f.len as u64;
                 out.fin |= f.fin;
+                if f.sacked {
+                    out.previously_sacked += f.len as u64;
+                } else {
+                    out.latest_sent = out.latest_sent.max(Some(f.sent_at));
+                }
                 // Karn: the newest segment decides; a SACKed one was delivered at an unknown
                 // earlier time, a retransmitted one is ambiguous.
                 out.rtt_from = (!f.retransmitted && !f.sacked).then_some(f.sent_at);
@@ -147,6 +166,11 @@ impl Scoreboard {
                     // A cumulative ACK inside a segment (the peer trimmed it): keep the tail.
                     let n = (ack - f.start) as u32;
                     out.bytes += n as u64;
+                    if f.sacked {
+                        out.previously_sacked += n as u64;
+                    } else {
+                        out.latest_sent = out.latest_sent.max(Some(f.sent_at));
+                    }
                     self.update(0, |s| {
                         s.start = ack;
                         s.len -= n;
@@ -169,11 +193,18 @@ impl Scoreboard {
 
     /// Marks segments wholly inside `[start, end)` as SACKed; returns newly SACKed bytes.
     pub fn sack(&mut self, start: u64, end: u64) -> u64 {
+        self.sack_block(start, end).bytes
+    }
+
+    /// [`Scoreboard::sack`] that also reports the latest send time of the newly SACKed
+    /// segments (the rate-based framework's RD sample, thesis 4.1.3).
+    pub fn sack_block(&mut self, start: u64, end: u64) -> Sacked {
         let mut i = self.segs.partition_point(|s| s.start < start);
-        let mut newly = 0;
+        let mut newly = Sacked::default();
         while i < self.segs.len() && self.segs[i].end() <= end {
             if !self.segs[i].sacked && self.segs[i].len > 0 && !self.segs[i].fin {
-                newly += self.segs[i].len as u64;
+                newly.bytes += self.segs[i].len as u64;
+                newly.latest_sent = newly.latest_sent.max(Some(self.segs[i].sent_at));
                 self.update(i, |s| s.sacked = true);
                 self.high_sacked = self.high_sacked.max(self.segs[i].end());
             }
@@ -394,5 +425,25 @@ mod tests {
         let a = sb.ack_to(3000);
         assert_eq!((a.bytes, a.rtt_from), (1500, Some(Instant::ZERO)));
         assert!(sb.is_empty());
+    }
+
+    #[test]
+    fn acks_report_previously_sacked_bytes_and_the_latest_send_time() {
+        // Thesis 4.1.2-4.1.3: the receiver's newly received bytes exclude what it SACKed
+        // before, and RD pairs the ACK's TSval with the send time of the latest-sent segment
+        // newly reported (a retransmission's own time: Karn does not apply here).
+        let mut sb = board(4);
+        for i in 0..4 {
+            sb.touch(i, Instant::from_millis(10 * i as u64));
+        }
+        let n = sb.sack_block(2000, 4000);
+        assert_eq!(n.bytes, 2000);
+        assert_eq!(n.latest_sent, Some(Instant::from_millis(30)));
+        assert_eq!(sb.sack_block(2000, 4000), Sacked::default());
+        sb.on_retransmit(0, Instant::from_millis(50));
+        let a = sb.ack_to(4000);
+        assert_eq!((a.bytes, a.previously_sacked), (4000, 2000));
+        assert_eq!(a.latest_sent, Some(Instant::from_millis(50)));
+        assert_eq!(a.rtt_from, None);
     }
 }

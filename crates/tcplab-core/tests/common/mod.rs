@@ -242,10 +242,15 @@ pub fn run(sc: Scenario) -> Outcome {
         }
         assert!(
             t != Instant::MAX,
-            "seed {}: stalled at {now:?}: a={:?} b={:?} read={read}",
+            "seed {}: stalled at {now:?}: a={:?} b={:?} read={read} cc={:?} cwnd={} pipe={} peer_wnd={} a={:?}",
             sc.seed,
             a.state(),
-            b.state()
+            b.state(),
+            a.congestion_control(),
+            a.cwnd(),
+            a.bytes_in_flight(),
+            a.peer_window(),
+            a.stats()
         );
         assert!(t >= now);
         now = t;

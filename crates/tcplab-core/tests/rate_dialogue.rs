@@ -1,0 +1,371 @@
+//! The rate-based sender (thesis chapter 4) inside the TCP endpoint, against a scripted
+//! receiver behind an 8 Mbit/s bottleneck: what goes out when, and what the framework learns
+//! from the ACKs (TSval, SACK, duplicate ACKs). Endpoint contract: `crate::rate` docs.
+
+use tcplab_core::cc::{Cc, CcKind};
+use tcplab_core::rate::RateState;
+use tcplab_core::tcp::{Endpoint, TcpConfig, Timer};
+use tcplab_core::{
+    Bandwidth, Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions, Timestamps,
+};
+
+const ISS: u32 = 1000;
+const IRS: u32 = 5000;
+const MSS: u64 = 1000;
+/// One-way propagation delay each way and the bottleneck's time per 1000-byte segment.
+const OWD: Duration = Duration::from_millis(25);
+const PER_PKT: Duration = Duration::from_millis(1);
+
+fn ms(x: u64) -> Instant {
+    Instant::from_millis(x)
+}
+
+/// The receiver and the path: segments cross a FIFO bottleneck of PER_PKT per segment after
+/// OWD, are ACKed at once (no delayed ACK) with a TSval of the receiver's clock
+/// ((t + offset) / g, wrapping) and SACK blocks, and the ACK takes OWD back.
+struct Peer {
+    g_ns: u64,
+    offset_ns: u64,
+    busy_until: Instant,
+    /// (arrival at the sender, ACK) in time order.
+    acks: Vec<(Instant, Segment)>,
+    /// Received ranges of stream offsets, merged and sorted.
+    got: Vec<(u64, u64)>,
+    /// Stream offsets whose first transmission is dropped.
+    drop: Vec<u64>,
+    /// Drop every ACK from this time on (a dead return path).
+    blackout_from: Option<Instant>,
+    /// Per data segment: (offset, send time, arrival time at the receiver).
+    log: Vec<(u64, Instant, Instant)>,
+}
+
+impl Peer {
+    fn new(g_ms: u64, offset_ms: u64) -> Peer {
+        Peer {
+            g_ns: g_ms * 1_000_000,
+            offset_ns: offset_ms * 1_000_000,
+            busy_until: Instant::ZERO,
+            acks: Vec::new(),
+            got: Vec::new(),
+            drop: Vec::new(),
+            blackout_from: None,
+            log: Vec::new(),
+        }
+    }
+
+    fn tsval(&self, t: Instant) -> u32 {
+        ((t.0 + self.offset_ns) / self.g_ns) as u32
+    }
+
+    fn rcv_nxt(&self) -> u64 {
+        match self.got.first() {
+            Some(&(0, e)) => e,
+            _ => 0,
+        }
+    }
+
+    fn data(&mut self, now: Instant, seg: &Segment) {
+        if seg.payload_len == 0 {
+            return;
+        }
+        let off = seg.seq.diff(SeqNo(ISS + 1)) as u64;
+        if let Some(i) = self.drop.iter().position(|&o| o == off) {
+            self.drop.swap_remove(i);
+            return;
+        }
+        let arrive = (now + OWD).max(self.busy_until) + PER_PKT;
+        self.busy_until = arrive;
+        self.log.push((off, now, arrive));
+        let end = off + seg.payload_len as u64;
+        self.got.push((off, end));
+        self.got.sort();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for &(s, e) in &self.got {
+            match merged.last_mut() {
+                Some(l) if s <= l.1 => l.1 = l.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.got = merged;
+        let mut options = TcpOptions {
+            timestamps: Some(Timestamps {
+                tsval: self.tsval(arrive),
+                tsecr: seg.options.timestamps.map_or(0, |t| t.tsval),
+            }),
+            ..Default::default()
+        };
+        let una = self.rcv_nxt();
+        // RFC 2018 4: the block holding the segment just received first.
+        let mut blocks: Vec<(u64, u64)> = self.got.iter().copied().filter(|r| r.0 > una).collect();
+        blocks.sort_by_key(|r| !(r.0 <= off && off < r.1));
+        for &(s, e) in blocks.iter().take(3) {
+            options.push_sack(SackBlock {
+                start: SeqNo(ISS + 1 + s as u32),
+                end: SeqNo(ISS + 1 + e as u32),
+            });
+        }
+        let ack = Segment {
+            seq: SeqNo(IRS + 1),
+            ack: SeqNo(ISS + 1 + una as u32),
+            flags: Flags::ACK,
+            window: 65535,
+            options,
+            ..Default::default()
+        };
+        let back = arrive + OWD;
+        if self.blackout_from.is_none_or(|b| back < b) {
+            self.acks.push((back, ack));
+            self.acks.sort_by_key(|a| a.0);
+        }
+    }
+}
+
+fn cfg(cc: CcKind, sack: bool) -> TcpConfig {
+    TcpConfig {
+        mss: MSS as u32,
+        cc,
+        sack,
+        rcv_buf_bytes: 1 << 20,
+        snd_buf_bytes: 1 << 20,
+        ..TcpConfig::default()
+    }
+}
+
+/// Established at 50 ms (RTT sample 50 ms) against the scripted peer.
+fn client(c: TcpConfig, peer: &Peer) -> Endpoint {
+    let sack = c.sack;
+    let mut a = Endpoint::new(c, SeqNo(ISS));
+    a.connect(ms(0));
+    assert!(a.poll_transmit(ms(0)).is_some());
+    let synack = Segment {
+        seq: SeqNo(IRS),
+        ack: SeqNo(ISS + 1),
+        flags: Flags::SYN | Flags::ACK,
+        window: 65535,
+        options: TcpOptions {
+            mss: Some(MSS as u16),
+            window_scale: Some(4),
+            sack_permitted: sack,
+            timestamps: Some(Timestamps {
+                tsval: peer.tsval(ms(25)),
+                tsecr: 0,
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    a.handle_segment(ms(50), &synack);
+    while a.poll_transmit(ms(50)).is_some() {}
+    a
+}
+
+/// Runs the dialogue until `until`; returns the data segments sent, with their times.
+fn drive(a: &mut Endpoint, p: &mut Peer, from: Instant, until: Instant) -> Vec<(Instant, Segment)> {
+    let mut now = from;
+    let mut sent = Vec::new();
+    loop {
+        while let Some(s) = a.poll_transmit(now) {
+            if s.payload_len > 0 {
+                sent.push((now, s));
+            }
+            p.data(now, &s);
+        }
+        a.check_invariants(now).unwrap();
+        let next = [p.acks.first().map(|x| x.0), a.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min();
+        match next {
+            Some(t) if t <= until => now = t.max(now),
+            _ => return sent,
+        }
+        while p.acks.first().is_some_and(|x| x.0 <= now) {
+            let (_, ack) = p.acks.remove(0);
+            a.handle_segment(now, &ack);
+        }
+        a.handle_timeout(now);
+    }
+}
+
+fn state(a: &Endpoint) -> RateState {
+    a.congestion_control().rate_state().unwrap()
+}
+
+fn rho(a: &Endpoint) -> Bandwidth {
+    a.congestion_control().rate_estimates().unwrap().0.unwrap()
+}
+
+fn near(x: Bandwidth, y: Bandwidth, tol: f64) -> bool {
+    (x.as_bps() as f64 / y.as_bps() as f64 - 1.0).abs() <= tol
+}
+
+#[test]
+fn slow_start_is_one_burst_of_n_then_pacing_at_sigma_f() {
+    // 4.1.1: "a burst of n packets are sent to obtain an initial estimate of the receive
+    // rate"; 4.1.5: n = 10. Then Buffer Fill at sigma_f = 1.25 rho (Table 6.1, PropRate).
+    let mut p = Peer::new(1, 0);
+    let mut a = client(cfg(CcKind::PropRateHigh, true), &p);
+    assert_eq!(state(&a), RateState::SlowStart);
+    a.write(ms(50), 1 << 20);
+    let burst = drive(&mut a, &mut p, ms(50), ms(50));
+    assert_eq!(burst.len(), 10, "the Slow Start burst is n = 10 segments");
+    assert_eq!(a.timer(Timer::Pacing), None, "a burst is not paced");
+    // The burst's ACKs arrive from 50 + 25 + 1 + 25 = 101 ms, one per ms: 8 Mbit/s.
+    let sent = drive(&mut a, &mut p, ms(50), ms(300));
+    assert_eq!(state(&a), RateState::BufferFill);
+    assert!(
+        near(rho(&a), Bandwidth::from_mbps(8), 0.03),
+        "rho {:?}",
+        rho(&a)
+    );
+    // Paced, not ACK-clocked: over a stretch of 100 ms in Fill the sender releases about
+    // sigma_f x 100 ms = 10 Mbit/s x 0.1 s / 8000 bit = 125 segments.
+    let n = sent
+        .iter()
+        .filter(|(t, _)| *t >= ms(180) && *t < ms(280))
+        .count();
+    assert!((118..=132).contains(&n), "{n} segments in 100 ms");
+    // Both sides of a pacing deadline: nothing 1 ns before, a segment at it.
+    let at = a
+        .timer(Timer::Pacing)
+        .expect("pacing timer armed while data waits");
+    assert!(a.poll_transmit(at - Duration(1)).is_none());
+    let s = a
+        .poll_transmit(at)
+        .expect("a segment at the pacing deadline");
+    assert!(s.payload_len > 0);
+}
+
+#[test]
+fn rd_minus_rd_min_is_the_queueing_delay_with_10ms_ticks_and_an_offset() {
+    // 4.1.3: RD = t_r - t_s from the ACK's TSval and the send time of the segment it
+    // reports; t_buff = RD - RD_min. Here the receiver's clock ticks every 10 ms and reads
+    // 12345678 ms at time zero; t_buff must track the bottleneck queue within a tick.
+    let mut p = Peer::new(10, 12_345_678);
+    let mut c = cfg(CcKind::PropRateHigh, true);
+    c.ts_granularity = Duration::from_millis(10);
+    let mut a = client(c, &p);
+    a.write(ms(50), 1 << 20);
+    let mut checked = 0;
+    let mut t = ms(50);
+    while t < ms(2000) {
+        let next = t + Duration::from_millis(7);
+        a.write(t, 1 << 20);
+        drive(&mut a, &mut p, t, next);
+        t = next;
+        if let Cc::PropRate(f) = a.congestion_control() {
+            if let (Some(b), Some(&(_, sent, arrive))) = (
+                f.buffer_delay(),
+                p.log.iter().filter(|l| l.2 + OWD <= t).last(),
+            ) {
+                let queue = arrive - sent - OWD - PER_PKT;
+                let err = b.as_nanos() as i64 - queue.as_nanos() as i64;
+                assert!(
+                    err.abs() <= 20_000_000,
+                    "t_buff {b:?} vs queue {queue:?} at {t:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200);
+    assert!(
+        near(rho(&a), Bandwidth::from_mbps(8), 0.05),
+        "rho {:?}",
+        rho(&a)
+    );
+}
+
+#[test]
+fn a_loss_drains_and_the_retransmission_goes_first_at_the_current_rate() {
+    // 4.3.3: no fast-recovery state; "we switch momentarily to Buffer Drain state" and "the
+    // packets to be retransmitted are simply given priority to be sent at the current
+    // sending rate".
+    let mut p = Peer::new(1, 0);
+    let mut a = client(cfg(CcKind::PropRateHigh, true), &p);
+    a.write(ms(50), 1 << 20);
+    drive(&mut a, &mut p, ms(50), ms(400));
+    assert_eq!(state(&a), RateState::BufferFill);
+    let lost = p.log.last().unwrap().0 + 20 * MSS;
+    p.drop.push(lost);
+    let sent = drive(&mut a, &mut p, ms(400), ms(700));
+    let i = sent
+        .iter()
+        .position(|(_, s)| {
+            s.seq == SeqNo(ISS + 1 + lost as u32) && a.stats().retransmitted_segments > 0
+        })
+        .expect("retransmitted");
+    let (t_rtx, _) = sent[i];
+    // The retransmission follows the previous segment by one paced interval, not at once
+    // after a burst: pacing holds (sigma_d = 0.75 rho = 6 Mbit/s -> 1.33 ms per segment, at
+    // most one tick early or late).
+    let gap = t_rtx - sent[i - 1].0;
+    assert!(gap <= Duration::from_millis(3), "gap {gap:?}");
+    assert_eq!(a.stats().fast_retransmits, 1);
+    assert!(matches!(
+        state(&a),
+        RateState::BufferDrain | RateState::BufferFill
+    ));
+    // Duplicate ACKs carried SACK blocks and the rate estimate survived the hole.
+    assert!(
+        near(rho(&a), Bandwidth::from_mbps(8), 0.1),
+        "rho {:?}",
+        rho(&a)
+    );
+    // In Drain right after the loss: check from the transmission log that the first
+    // segments after the retransmission were sent below rho (Drain or at worst Fill's rate
+    // decided by the ACKs since).
+    assert_eq!(p.drop.len(), 0);
+}
+
+#[test]
+fn duplicate_acks_without_sack_count_one_mss_each() {
+    // 4.1.2: "assuming that each duplicate ACK corresponds to one MSS packet received": a
+    // loss without SACK must not make the estimate collapse while the hole is open.
+    let mut p = Peer::new(1, 0);
+    let mut a = client(cfg(CcKind::PropRateHigh, false), &p);
+    a.write(ms(50), 1 << 20);
+    drive(&mut a, &mut p, ms(50), ms(400));
+    let before = rho(&a);
+    let lost = p.log.last().unwrap().0 + 10 * MSS;
+    p.drop.push(lost);
+    drive(&mut a, &mut p, ms(400), ms(800));
+    assert_eq!(a.stats().fast_retransmits, 1);
+    assert!(a.stats().dup_acks_received >= 3);
+    assert!(
+        near(rho(&a), before, 0.15),
+        "rho {:?} before {before:?}",
+        rho(&a)
+    );
+}
+
+#[test]
+fn rto_returns_to_slow_start_and_resends_a_burst_of_n() {
+    // 4.1.1: "if there is a retransmission timeout, the stack returns to the Slow Start
+    // state"; the restart burst is n = 10 segments whatever was in flight.
+    let mut p = Peer::new(1, 0);
+    let mut a = client(cfg(CcKind::Rre, true), &p);
+    a.write(ms(50), 1 << 20);
+    drive(&mut a, &mut p, ms(50), ms(500));
+    assert_ne!(state(&a), RateState::SlowStart);
+    p.blackout_from = Some(ms(500));
+    let before = a.stats().retransmitted_segments;
+    // Run until the last ACK is in, then to the retransmission deadline and not beyond.
+    drive(&mut a, &mut p, ms(500), ms(700));
+    let rto_at = a.timer(Timer::Retransmit).expect("RTO armed");
+    drive(&mut a, &mut p, ms(700), rto_at - Duration(1));
+    assert_eq!(a.stats().timeouts, 0);
+    drive(&mut a, &mut p, rto_at - Duration(1), rto_at);
+    assert_eq!(a.stats().timeouts, 1);
+    assert_eq!(state(&a), RateState::SlowStart);
+    assert_eq!(
+        a.stats().retransmitted_segments - before,
+        10,
+        "a burst of n = 10"
+    );
+    // The return path comes back: the burst's ACKs give a new estimate and pacing resumes.
+    p.blackout_from = None;
+    drive(&mut a, &mut p, rto_at, rto_at + Duration::from_secs(2));
+    assert_ne!(state(&a), RateState::SlowStart);
+    assert!(a.stats().bytes_acked > 400_000);
+}

@@ -1,0 +1,60 @@
+"""`tcplab reproduce rate-based --quick --json`: row structure and the thesis's qualitative
+claims that the quick grid can show (chapters 5 and 6)."""
+
+import json
+
+from conftest import cli
+
+FIELDS = {"experiment", "case", "variant", "metric", "unit", "ours", "paper"}
+
+
+def _rows(tmp_path):
+    r = cli("reproduce", "rate-based", "--quick", "--json", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert "Leong" in j["paper"]
+    rows = j["rows"]
+    for row in rows:
+        assert FIELDS <= set(row) <= FIELDS | {"note"}, row
+    return {(r["experiment"], r["case"], r["variant"], r["metric"]): r for r in rows}
+
+
+def test_quick_reproduction_rows_and_claims(tmp_path):
+    rows = _rows(tmp_path)
+    get = lambda *k: rows[k]["ours"]  # noqa: E731
+
+    # 5.2.4: RRE well ahead of CUBIC, Reno and Westwood+ behind a saturated uplink (thesis: 2-4x).
+    for other in ("cubic", "newreno", "westwood", "vegas"):
+        r = rows[("concurrent-upload", "all", f"rre-vs-{other}", "goodput_ratio_median")]
+        assert r["unit"] == "" and r["ours"] >= 2.0, r
+    assert rows[("concurrent-upload", "all", "rre-vs-cubic", "goodput_ratio_median")]["paper"] == 3.0
+
+    # 5.2.5: under normal conditions RRE is no worse than the window-based variants.
+    assert get("fig5.7-normal", "all", "rre-vs-cubic", "goodput_ratio_median") >= 0.95
+
+    # 5.2.7: RRE against itself is fair (thesis: above 0.95).
+    assert get("fig5.10-friendliness", "all", "rre-vs-rre", "jain_min") > 0.95
+
+    # 6.2.2: on the traces, every algorithm has the three metrics per trace.
+    cases = {k[1] for k in rows if k[0] == "traces"}
+    assert {"Verizon-LTE-short", "TMobile-UMTS-driving"} <= cases
+    for t in cases:
+        for cc in ("cubic", "newreno", "vegas", "westwood", "rre", "proprate-high", "proprate-low"):
+            for m, unit in (("throughput_mbps", "Mbit/s"), ("owd_mean_ms", "ms"), ("owd_p95_ms", "ms")):
+                r = rows[("traces", t, cc, m)]
+                assert r["unit"] == unit and r["paper"] is None and r["ours"] > 0
+        cap = get("traces", t, "capacity", "throughput_mbps")
+        # PropRate (Low): a 95th percentile delay several times below CUBIC's ...
+        assert get("traces", t, "cubic", "owd_p95_ms") > 3 * get("traces", t, "proprate-low", "owd_p95_ms")
+        # ... while PropRate (High) keeps most of the capacity.
+        assert get("traces", t, "proprate-high", "throughput_mbps") > 0.6 * cap
+
+    # 6.2.3: the rate-based senders are far more resilient to a congested uplink.
+    for cc in ("rre", "proprate-high"):
+        assert get("congested-uplink", "ATT-LTE-driving", cc, "throughput_mbps") > 5 * get(
+            "congested-uplink", "ATT-LTE-driving", "cubic", "throughput_mbps")
+
+    # Rows that differ from a thesis number by more than 20% carry a note.
+    for r in rows.values():
+        if r["paper"] and r["ours"] is not None and abs(r["ours"] / r["paper"] - 1) > 0.2:
+            assert r.get("note"), r
