@@ -12,7 +12,7 @@ OUT     ?= out
 # Everything the extension module is built from.
 RUST_SRC := Cargo.toml Cargo.lock pyproject.toml $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
 
-.PHONY: all setup run test test-rust test-python tshark clean bench
+.PHONY: all setup run test test-rust test-python tshark clean bench reproduce
 all: test
 
 setup: $(BUILD)
@@ -33,8 +33,18 @@ $(BUILD): $(DEPS) $(RUST_SRC)
 	@test -x $(VENV)/bin/tcplab
 	@touch $@
 
+# The main job: one example run with its plots, then both paper reproductions in quick mode
+# (reports with the papers' numbers beside ours). `make reproduce` runs the full ones.
 run: $(BUILD)
 	$(VENV)/bin/tcplab run $(SCENARIO) --out $(OUT)/$(basename $(notdir $(SCENARIO)))
+	$(VENV)/bin/tcplab reproduce afc --quick --out $(OUT)/reproduce-afc-quick > /dev/null
+	$(VENV)/bin/tcplab reproduce rate-based --quick --out $(OUT)/reproduce-rate-based-quick > /dev/null
+	@echo "reports: $(OUT)/reproduce-afc-quick/report.md, $(OUT)/reproduce-rate-based-quick/report.md"
+
+# Full reproductions of both papers (minutes; both cores).
+reproduce: $(BUILD)
+	$(VENV)/bin/tcplab reproduce afc --out $(OUT)/reproduce-afc
+	$(VENV)/bin/tcplab reproduce rate-based --out $(OUT)/reproduce-rate-based
 
 # tshark is only needed by the pcap test, which skips without it.
 tshark:
