@@ -326,9 +326,11 @@ def traces(ctx: Context, rep: Report) -> dict[tuple[str, str], dict[str, float]]
     res = ctx.run_all(jobs, "traces (Fig. 6.1-6.4)")
     out: dict[tuple[str, str], dict[str, float]] = {}
     plt = _plt()
-    cols = 3
+    cols = min(3, len(names))
     rows = math.ceil(len(names) / cols)
     fig, axs = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
+    for extra in range(len(names), rows * cols):
+        axs[extra // cols][extra % cols].set_visible(False)
     for ti, t in enumerate(names):
         ax = axs[ti // cols][ti % cols]
         # The capacity of the part of the trace the run used (the files' means cover the
