@@ -71,5 +71,12 @@ def test_afc_scenario_keys_parse_and_validate():
         load(base, {"flows.0.tcp.afc_history_factor": 2})
     with pytest.raises(ScenarioError, match="afc_proactive_factor .*expected a number of at least 1"):
         load(base, {"flows.0.tcp.afc_proactive_factor": 0.5})
+    # The ablation switches (defaults: the paper).
+    assert (t["afc_rate_sampling"], t["afc_suppress_congestion"], t["afc_open_window_in_recovery"]) == ("paper", True, False)
+    t = load(base, {"flows.0.tcp.afc_rate_sampling": "reads_only", "flows.0.tcp.afc_suppress_congestion": False,
+                    "flows.0.tcp.afc_open_window_in_recovery": True}).canonical["flows"][0]["tcp"]
+    assert (t["afc_rate_sampling"], t["afc_suppress_congestion"], t["afc_open_window_in_recovery"]) == ("reads_only", False, True)
+    with pytest.raises(ScenarioError, match='unknown value "reads"'):
+        load(base, {"flows.0.tcp.afc_rate_sampling": "reads"})
     with pytest.raises(ScenarioError, match='unknown value "afcc"'):
         load(base, {"flows.0.fc": "afcc"})

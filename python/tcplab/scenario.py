@@ -198,7 +198,8 @@ TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
-    "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts", "rate_error_cv",
+    "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
+    "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -436,6 +437,9 @@ class _Parser:
             "afc_proactive_factor": ("afc_proactive_factor", c.factor),
             "afc_proactive_delay": ("afc_proactive_delay", c.time()),
             "afc_burst_threshold_pkts": ("afc_burst_threshold_pkts", c.integer(0, 2**32 - 1)),
+            "afc_rate_sampling": ("afc_rate_sampling", c.choice(["paper", "reads_only"])),
+            "afc_suppress_congestion": ("afc_suppress_congestion", c.boolean),
+            "afc_open_window_in_recovery": ("afc_open_window_in_recovery", c.boolean),
             "rate_error_cv": ("rate_error_cv", self._cv),
         }
         for key, value in t.items():

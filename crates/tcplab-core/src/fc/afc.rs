@@ -4,6 +4,23 @@
 //! burst gap); the endpoint glue is `tcp/endpoint/afc.rs`.
 
 use crate::time::{Duration, Instant};
+use serde::{Deserialize, Serialize};
+
+/// When the receiver calls `ar_update` (scenario key `afc_rate_sampling`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RateSampling {
+    /// The paper's pseudo-code: at every data arrival while data is buffered (Algorithm 1
+    /// lines 28-29, `ar_update(bytes_read, now)` with `bytes_read` = 0 unless a waiting
+    /// application took the data at once) and at every application read (Algorithm 3
+    /// line 8).
+    #[default]
+    Paper,
+    /// Ablation: only when the application reads (Algorithm 3 line 8), so that a data
+    /// arrival never contributes a zero sample. Section 6 reads "a single sample of
+    /// application read rate is computed when the receive/read module is invoked".
+    ReadsOnly,
+}
 
 /// Algorithm 2 (`ar_update`): an exponential average of the application read rate,
 /// sampled whenever data arrives (Algorithm 1 line 29) and whenever the application reads
@@ -236,6 +253,14 @@ mod tests {
         assert_eq!(w, 10_000 + 397_500);
         assert_eq!(flow_window(10_000, 750_000.0, None), 10_000);
         assert_eq!(flow_window(0, 0.0, Some(Duration::from_millis(530))), 0);
+    }
+
+    #[test]
+    fn rate_sampling_defaults_to_the_paper() {
+        assert_eq!(RateSampling::default(), RateSampling::Paper);
+        let c = crate::tcp::TcpConfig::default();
+        assert_eq!(c.afc_rate_sampling, RateSampling::Paper);
+        assert!(c.afc_suppress_congestion && !c.afc_open_window_in_recovery);
     }
 
     #[test]

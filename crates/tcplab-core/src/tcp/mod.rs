@@ -11,6 +11,7 @@ pub use endpoint::{Endpoint, EndpointState, ReadChunk, TcpStats};
 pub use timers::Timer;
 
 use crate::cc::CcKind;
+use crate::fc::afc::RateSampling;
 use crate::fc::classic::WindowUpdate;
 use crate::fc::FcKind;
 use crate::time::Duration;
@@ -75,6 +76,20 @@ pub struct TcpConfig {
     /// segments at once, packets are spaced by RTT / window (the paper gives no value: the
     /// RFC 6928 initial window, a burst TCP already sends unpaced).
     pub afc_burst_threshold_pkts: u32,
+    /// AFC: when the receiver samples the read rate (`fc::afc::RateSampling`): `paper`
+    /// (Algorithm 1 lines 28-29 at every data arrival, and Algorithm 3 at every read) or the
+    /// ablation `reads_only` (Algorithm 3 only).
+    pub afc_rate_sampling: RateSampling,
+    /// AFC: ignore congestion indicators while the zero-window flag is set and after an
+    /// open window until an ACK for data sent since (section 4.1.2, Algorithm 4 lines
+    /// 20-32). `false` is an ablation: losses around zero windows reach congestion control
+    /// as in classic TCP (duplicate ACKs and timeouts count, and the open-window go-back,
+    /// which resends data lost at the buffer or in the network, is one congestion event).
+    pub afc_suppress_congestion: bool,
+    /// AFC: the open-window recovery of Algorithm 4 lines 10-18 (snd_nxt reset,
+    /// `ts_recover`) runs only "if not fast recovery phase" (`false`, the paper); `true`
+    /// is an ablation that runs it in fast recovery too.
+    pub afc_open_window_in_recovery: bool,
     /// Rate-based controllers only: multiply every receive-rate estimate by
     /// max(0, 1 + cv x N(0,1)), a seeded error with this coefficient of variation (thesis
     /// 6.2.4, Figure 6.7). 0 = exact estimates.
@@ -109,6 +124,9 @@ impl Default for TcpConfig {
             afc_proactive_factor: 2.0,
             afc_proactive_delay: Duration::from_millis(40),
             afc_burst_threshold_pkts: 10,
+            afc_rate_sampling: RateSampling::Paper,
+            afc_suppress_congestion: true,
+            afc_open_window_in_recovery: false,
             rate_error_cv: 0.0,
         }
     }

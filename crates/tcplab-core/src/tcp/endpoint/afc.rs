@@ -5,7 +5,8 @@
 //! `fc/afc.rs`; this file only wires them to the endpoint's state.
 
 use super::Endpoint;
-use crate::fc::afc::{self, RateSampler};
+use crate::cc::{CongestionControl, CongestionEvent};
+use crate::fc::afc::{self, RateSampler, RateSampling};
 use crate::fc::FcKind;
 use crate::segment::{Segment, TcpOptions};
 use crate::tcp::timers::Timer;
@@ -122,9 +123,13 @@ impl Endpoint {
 
     /// Algorithm 1 lines 28-29, after a data segment was processed. Our application reads
     /// through `read`, so `bytes_read` is zero here; a read at this same instant (an
-    /// application waiting for the data) joins this sample (`RateSampler::update`).
+    /// application waiting for the data) joins this sample (`RateSampler::update`). The
+    /// `reads_only` ablation skips it (`afc_rate_sampling`).
     pub(super) fn afc_on_data_arrival(&mut self, now: Instant) {
-        if self.afc.ok && self.rcv_nxt > self.read_off {
+        if self.afc.ok
+            && self.cfg.afc_rate_sampling == RateSampling::Paper
+            && self.rcv_nxt > self.read_off
+        {
             self.afc.sampler.update(0, now);
         }
     }
@@ -206,7 +211,20 @@ impl Endpoint {
             self.afc.zw_flag = false;
             if !self.in_recovery {
                 self.afc_open_window(now);
+            } else if self.cfg.afc_open_window_in_recovery {
+                // Ablation (`afc_open_window_in_recovery`): the open-window go-back also
+                // ends a fast recovery, as a timeout would, keeping the reduced cwnd.
+                self.in_recovery = false;
+                self.recovery_cwnd = None;
+                self.cc.on_recovery_exit(now);
+                self.afc_open_window(now);
             }
+        }
+        if !self.cfg.afc_suppress_congestion {
+            // Ablation (`afc_suppress_congestion = false`): the flag and the open-window
+            // recovery stay, but loss indicators reach congestion control as in classic TCP.
+            self.afc.ts_recover = None;
+            return false;
         }
         if self.afc.zw_flag {
             return true;
@@ -241,6 +259,14 @@ impl Endpoint {
         // keeps new data and retransmissions apart, so the reset is the RTO's go-back
         // (RFC 6675 5.1) -- with its rule that no fast recovery starts on data sent before
         // it (RFC 6582 `recover`) -- minus the congestion response.
+        if !self.cfg.afc_suppress_congestion {
+            // Ablation (`afc_suppress_congestion = false`): the data the go-back resends was
+            // lost, at the full buffer or in the network; classic TCP counts that as one
+            // congestion event (RFC 5681 eq. 4) instead of hiding it (4.1.2).
+            let flight = self.sb.flight_size();
+            self.cc
+                .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
+        }
         self.sb.on_rto();
         self.recover = self.snd_max();
         self.dupacks = 0;
@@ -263,7 +289,14 @@ impl Endpoint {
             return false;
         }
         self.stats.timeouts += 1;
-        self.stats.afc_ignored_congestion_signals += 1;
+        if self.cfg.afc_suppress_congestion {
+            self.stats.afc_ignored_congestion_signals += 1;
+        } else if self.rtt.backoff() == 0 {
+            // Ablation: the timeout is a congestion signal (RFC 5681 3.1, once per episode).
+            let flight = self.sb.flight_size();
+            self.cc
+                .on_congestion_event(now, CongestionEvent::Timeout, flight, &self.rtt);
+        }
         self.sb.mark_front_lost();
         self.afc.probe_due = true;
         self.rtt.back_off();
@@ -274,7 +307,8 @@ impl Endpoint {
     /// Whether a timeout must leave congestion control alone: after an open window and
     /// before an ACK for data sent since (4.1.2).
     pub(super) fn afc_rto_is_quiet(&mut self) -> bool {
-        let quiet = self.afc.ok && self.afc.ts_recover.is_some();
+        let quiet =
+            self.afc.ok && self.cfg.afc_suppress_congestion && self.afc.ts_recover.is_some();
         if quiet {
             self.stats.afc_ignored_congestion_signals += 1;
         }
