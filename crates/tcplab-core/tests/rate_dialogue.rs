@@ -342,9 +342,16 @@ fn duplicate_acks_without_sack_count_one_mss_each() {
 #[test]
 fn rto_returns_to_slow_start_and_resends_a_burst_of_n() {
     // 4.1.1: "if there is a retransmission timeout, the stack returns to the Slow Start
-    // state"; the restart burst is n = 10 segments whatever was in flight.
+    // state"; the restart burst is n = 10 segments whatever was in flight. With F-RTO
+    // (RFC 5682) step 1 would resend only the first segment: this is the conventional path.
     let mut p = Peer::new(1, 0);
-    let mut a = client(cfg(CcKind::Rre, true), &p);
+    let mut a = client(
+        TcpConfig {
+            frto: false,
+            ..cfg(CcKind::Rre, true)
+        },
+        &p,
+    );
     a.write(ms(50), 1 << 20);
     drive(&mut a, &mut p, ms(50), ms(500));
     assert_ne!(state(&a), RateState::SlowStart);
