@@ -198,7 +198,7 @@ TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
-    "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts", "rate_error_cv",
+    "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts", "rate_error_cv", "frto",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -437,6 +437,7 @@ class _Parser:
             "afc_proactive_delay": ("afc_proactive_delay", c.time()),
             "afc_burst_threshold_pkts": ("afc_burst_threshold_pkts", c.integer(0, 2**32 - 1)),
             "rate_error_cv": ("rate_error_cv", self._cv),
+            "frto": ("frto", c.boolean),
         }
         for key, value in t.items():
             target, conv = convs[key]
