@@ -128,3 +128,66 @@ fn spurious_rto_is_undone_rfc5682_section2() {
 fn spurious_rto_is_undone_rfc5682_section3_sack() {
     spurious(true);
 }
+
+/// Step 3a: after the two new segments, an ACK that shows the originals lost (a duplicate
+/// ACK; with SACK, one that SACKs only a segment sent after the timeout): conventional
+/// go-back-N recovery, no undo.
+fn genuine(sack: bool) {
+    let mut a = timed_out(true, sack);
+    step2(&mut a);
+    let dup = if sack {
+        ack(1000, &[(10_000, 11_000)])
+    } else {
+        ack(1000, &[])
+    };
+    a.handle_segment(ms(330), &dup);
+    assert_eq!(a.stats().spurious_timeouts, 0);
+    assert_eq!((a.cwnd(), a.ssthresh()), (2000, 5000));
+    // The window (2 segments) holds segments 10 and 11 (with SACK, 10 has left the pipe:
+    // segment 1 goes at once); nothing new is sent.
+    let v = drain(&mut a, ms(330));
+    assert!(offs(&v).iter().all(|&o| o < 10_000), "{v:#?}");
+    // The next cumulative ACKs (the retransmissions arriving) clock out the segments the
+    // timeout marked lost, in order: go-back-N in slow start.
+    let mut sent = offs(&v);
+    for (i, k) in (2..=4).enumerate() {
+        let t = ms(400 + i as u64);
+        a.handle_segment(
+            t,
+            &ack(k * 1000, if sack { &[(10_000, 11_000)] } else { &[] }),
+        );
+        sent.extend(offs(&drain(&mut a, t)));
+    }
+    assert!(!sent.is_empty());
+    assert!(sent.iter().all(|&o| o < 10_000), "{sent:?}");
+    assert!(sent.windows(2).all(|w| w[0] < w[1]), "{sent:?}");
+    // Every segment sent after the verdict is a retransmission.
+    assert_eq!(a.stats().retransmitted_segments, 1 + sent.len() as u64);
+    assert_eq!(a.stats().spurious_timeouts, 0);
+}
+
+#[test]
+fn genuine_rto_falls_back_to_go_back_n_rfc5682_section2() {
+    genuine(false);
+}
+
+#[test]
+fn genuine_rto_falls_back_to_go_back_n_rfc5682_section3_sack() {
+    genuine(true);
+}
+
+/// `frto = false`: today's conventional recovery exactly: the ACK of segment 0 brings
+/// retransmissions of segments 1 and 2, and the next ACK of segment 1 more of them.
+#[test]
+fn frto_off_retransmits_in_slow_start() {
+    for sack in [false, true] {
+        let mut a = timed_out(false, sack);
+        a.handle_segment(ms(320), &ack(1000, &[]));
+        assert_eq!(offs(&drain(&mut a, ms(320))), vec![1000, 2000]);
+        a.handle_segment(ms(330), &ack(2000, &[]));
+        assert_eq!(offs(&drain(&mut a, ms(330))), vec![3000, 4000]);
+        assert_eq!(a.stats().retransmitted_segments, 5);
+        assert_eq!(a.stats().spurious_timeouts, 0);
+        assert_eq!((a.cwnd(), a.ssthresh()), (3000, 5000));
+    }
+}
