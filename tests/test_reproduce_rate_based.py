@@ -49,9 +49,12 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
         # ... while PropRate (High) keeps most of the capacity.
         assert get("traces", t, "proprate-high", "throughput_mbps") > 0.6 * cap
 
-    # 6.2.3: the rate-based senders are far more resilient to a congested uplink.
+    # 6.2.3: the rate-based senders are far more resilient to a congested uplink. CUBIC's ACKs
+    # queue behind the upload and fire spurious timeouts, which F-RTO (tcp key frto, on by
+    # default as in the thesis's Linux) undoes: about 1 Mbit/s in the quick run instead of
+    # 0.16 without it, against 5.2 for PropRate (High).
     for cc in ("rre", "proprate-high"):
-        assert get("congested-uplink", "ATT-LTE-driving", cc, "throughput_mbps") > 5 * get(
+        assert get("congested-uplink", "ATT-LTE-driving", cc, "throughput_mbps") > 3 * get(
             "congested-uplink", "ATT-LTE-driving", "cubic", "throughput_mbps")
 
     # Rows that differ from a thesis number by more than 20% carry a note.

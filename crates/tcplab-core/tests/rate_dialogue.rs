@@ -342,9 +342,16 @@ fn duplicate_acks_without_sack_count_one_mss_each() {
 #[test]
 fn rto_returns_to_slow_start_and_resends_a_burst_of_n() {
     // 4.1.1: "if there is a retransmission timeout, the stack returns to the Slow Start
-    // state"; the restart burst is n = 10 segments whatever was in flight.
+    // state"; the restart burst is n = 10 segments whatever was in flight. With F-RTO
+    // (RFC 5682) step 1 would resend only the first segment: this is the conventional path.
     let mut p = Peer::new(1, 0);
-    let mut a = client(cfg(CcKind::Rre, true), &p);
+    let mut a = client(
+        TcpConfig {
+            frto: false,
+            ..cfg(CcKind::Rre, true)
+        },
+        &p,
+    );
     a.write(ms(50), 1 << 20);
     drive(&mut a, &mut p, ms(50), ms(500));
     assert_ne!(state(&a), RateState::SlowStart);
@@ -368,4 +375,34 @@ fn rto_returns_to_slow_start_and_resends_a_burst_of_n() {
     drive(&mut a, &mut p, rto_at, rto_at + Duration::from_secs(2));
     assert_ne!(state(&a), RateState::SlowStart);
     assert!(a.stats().bytes_acked > 400_000);
+}
+
+#[test]
+fn spurious_rto_after_a_stall_resumes_the_prior_state_with_frto() {
+    // RFC 5682 + RFC 4015 in the framework: the forward path stalls for 3 s (the packets
+    // wait, as in a cellular outage). The timeouts resend only the first segment (step 1);
+    // the originals' ACKs then show the timeout spurious, and the sender leaves the Slow
+    // Start of 4.1.1 for the state and rate it had before.
+    let mut p = Peer::new(1, 0);
+    let mut a = client(cfg(CcKind::Rre, true), &p);
+    a.write(ms(50), 1 << 20);
+    drive(&mut a, &mut p, ms(50), ms(500));
+    let before_state = state(&a);
+    assert_ne!(before_state, RateState::SlowStart);
+    p.busy_until = ms(3500);
+    let rtx0 = a.stats().retransmitted_segments;
+    drive(&mut a, &mut p, ms(500), ms(3400));
+    assert!(a.stats().timeouts >= 2);
+    assert_eq!(state(&a), RateState::SlowStart);
+    // Step 1 at every expiry: the first segment only, once per timeout.
+    assert_eq!(a.stats().retransmitted_segments - rtx0, a.stats().timeouts);
+    drive(&mut a, &mut p, ms(3400), ms(4500));
+    assert_eq!(a.stats().spurious_timeouts, 1);
+    assert_ne!(state(&a), RateState::SlowStart);
+    assert_eq!(
+        a.stats().retransmitted_segments - rtx0,
+        a.stats().timeouts,
+        "nothing else resent after the undo"
+    );
+    assert!(a.all_data_acked());
 }

@@ -54,6 +54,8 @@ pub struct FlowSummary {
     pub data_packets_delivered: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Timeouts F-RTO (RFC 5682) found spurious and undid (a subset of `timeouts`).
+    pub spurious_timeouts: u64,
     pub fast_retransmits: u64,
     pub zero_window_events: u64,
     pub zero_window_probes: u64,

@@ -1096,6 +1096,7 @@ impl World {
                 data_packets_delivered: fl.data_pkts_delivered,
                 retransmits: snd.retransmitted_segments,
                 timeouts: snd.timeouts,
+                spurious_timeouts: snd.spurious_timeouts,
                 fast_retransmits: snd.fast_retransmits,
                 zero_window_events: snd.zero_window_events.max(rcv.zero_windows_advertised),
                 zero_window_probes: snd.zero_window_probes_sent,

@@ -386,3 +386,58 @@ fn an_rtt_as_long_as_the_initial_rto_does_not_lock_the_flow_in_timeouts() {
     assert!(f.timeouts <= 3, "timeouts {}", f.timeouts);
     assert!(f.goodput_mbps > 3.0, "goodput {}", f.goodput_mbps);
 }
+
+/// F-RTO (RFC 5682): a download over a link that stops for 3 s every 13 s. Each outage
+/// fires the RTO although nothing is lost (the packets wait in the queue); with F-RTO the
+/// timeouts are found spurious and undone, without it the sender resends the queued window
+/// and overflows the buffer.
+#[test]
+fn frto_undoes_the_timeouts_of_link_outages() {
+    let run = |frto: bool| {
+        let mut down = fixed(0, 20, 600);
+        let mut rates = vec![10_000_000; 10];
+        rates.extend([0, 0, 0]);
+        down.rate = RateSpec::Schedule {
+            rates_bps: rates,
+            slot: Duration::from_secs(1),
+        };
+        let mut s = p2p("outage", down, fixed(10_000_000, 20, 1000), 65);
+        s.flows[0].tcp.cc = CcKind::Cubic;
+        s.flows[0].tcp.frto = frto;
+        // A receive window (550 packets) below BDP + buffer: CUBIC alone never overflows the
+        // queue, so every drop and retransmission is the outages' doing.
+        s.flows[0].tcp.rcv_buf_bytes = 800_000;
+        let out = run_ok(&s);
+        let f = out.summary.flows[0].clone();
+        let l = out.summary.links[0].clone();
+        eprintln!(
+            "frto={frto}: goodput {:.2} Mbit/s, timeouts {}, spurious {}, retransmits {}, queue drops {}, owd mean {:.0} ms p95 {:.0} ms",
+            f.goodput_mbps, f.timeouts, f.spurious_timeouts, f.retransmits, l.drops.queue,
+            f.owd_ms.mean, f.owd_ms.p95
+        );
+        (f, l)
+    };
+    let (on, on_link) = run(true);
+    let (off, off_link) = run(false);
+    assert!(
+        off.timeouts >= 5,
+        "every outage fires the RTO: {}",
+        off.timeouts
+    );
+    assert_eq!(off.spurious_timeouts, 0);
+    assert!(on.timeouts > 0 && on.spurious_timeouts > 0, "{on:?}");
+    assert!(on.spurious_timeouts <= on.timeouts);
+    assert!(
+        on.retransmits * 2 < off.retransmits,
+        "retransmits with F-RTO {} vs without {}",
+        on.retransmits,
+        off.retransmits
+    );
+    assert!(off_link.drops.queue > 0, "go-back-N overflows the buffer");
+    assert!(
+        on_link.drops.queue * 2 < off_link.drops.queue,
+        "queue drops with F-RTO {} vs without {}",
+        on_link.drops.queue,
+        off_link.drops.queue
+    );
+}

@@ -79,6 +79,17 @@ pub trait CongestionControl {
     );
     /// Fast recovery ended (the recovery point was acknowledged).
     fn on_recovery_exit(&mut self, _now: Instant) {}
+    /// F-RTO (RFC 5682) found the last retransmission timeout spurious: undo the reaction
+    /// to its `Timeout` event. `prior` is this controller as it was just before that event
+    /// (the endpoint clones it there). The default is the RFC 4015 / Linux undo: restore
+    /// the pre-timeout state, cwnd and ssthresh included, as if the timeout had not fired;
+    /// the few ACKs seen in between (at most two under F-RTO) are forgotten.
+    fn on_spurious_timeout(&mut self, _now: Instant, prior: &Self)
+    where
+        Self: Sized + Clone,
+    {
+        *self = prior.clone();
+    }
     /// The window in bytes.
     fn congestion_window(&self) -> u64;
     /// Slow-start threshold in bytes (u64::MAX while unset).
@@ -233,6 +244,19 @@ impl CongestionControl for Cc {
     }
     fn on_recovery_exit(&mut self, now: Instant) {
         dispatch!(self, c => c.on_recovery_exit(now))
+    }
+    /// Undoes a spurious timeout when `prior` is the same algorithm (it always is: the
+    /// endpoint takes the snapshot from this controller); otherwise does nothing.
+    fn on_spurious_timeout(&mut self, now: Instant, prior: &Self) {
+        match (self, prior) {
+            (Cc::NewReno(c), Cc::NewReno(p)) => c.on_spurious_timeout(now, p),
+            (Cc::Cubic(c), Cc::Cubic(p)) => c.on_spurious_timeout(now, p),
+            (Cc::Vegas(c), Cc::Vegas(p)) => c.on_spurious_timeout(now, p),
+            (Cc::Westwood(c), Cc::Westwood(p)) => c.on_spurious_timeout(now, p),
+            (Cc::Rre(c), Cc::Rre(p)) => c.on_spurious_timeout(now, p),
+            (Cc::PropRate(c), Cc::PropRate(p)) => c.on_spurious_timeout(now, p),
+            _ => {}
+        }
     }
     fn congestion_window(&self) -> u64 {
         dispatch!(self, c => c.congestion_window())

@@ -356,7 +356,7 @@ impl<A: RateAlgorithm> RateFramework<A> {
     }
 }
 
-impl<A: RateAlgorithm> CongestionControl for RateFramework<A> {
+impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
     fn name(&self) -> &'static str {
         self.alg.name()
     }
@@ -493,6 +493,26 @@ impl<A: RateAlgorithm> CongestionControl for RateFramework<A> {
                 self.burst_remaining = self.burst_pkts as u64 * self.mss as u64;
             }
         }
+        self.refresh_rate(now);
+    }
+
+    /// F-RTO found the timeout spurious (RFC 5682, RFC 4015): leave the Slow Start that
+    /// 4.1.1 prescribes for a timeout and resume the state, module and rate held before
+    /// it. The measurements made since (receiver clock, delivered bytes, RD_min, RTTs,
+    /// in-flight) are kept; the module's estimation window restarts, since it would
+    /// otherwise span the stall that caused the timeout.
+    fn on_spurious_timeout(&mut self, now: Instant, prior: &Self) {
+        self.alg = prior.alg.clone();
+        self.state = prior.state;
+        self.epoch = prior.epoch;
+        self.state_since = prior.state_since;
+        self.rho = prior.rho;
+        self.sigma = prior.sigma;
+        self.burst_pkts = prior.burst_pkts;
+        self.burst_remaining = prior.burst_remaining;
+        self.probe = prior.probe.clone();
+        self.restart_after = prior.restart_after;
+        self.alg.restart_window();
         self.refresh_rate(now);
     }
 

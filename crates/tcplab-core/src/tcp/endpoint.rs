@@ -1,12 +1,14 @@
 //! The TCP endpoint state machine (RFC 9293 sections 3.5-3.10) with timestamps and window
 //! scaling (RFC 7323), SACK (RFC 2018) and SACK-based recovery (RFC 6675), NewReno recovery
-//! (RFC 6582), RTO (RFC 6298), delayed ACKs and silly-window avoidance (RFC 1122 4.2.3).
+//! (RFC 6582), RTO (RFC 6298) with F-RTO (RFC 5682, `tcp::frto`), delayed ACKs and
+//! silly-window avoidance (RFC 1122 4.2.3).
 
 use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
 use crate::fc::classic;
 use crate::rate::pacer::Pacer;
 use crate::segment::{payload_tag, Flags, SackBlock, Segment, TcpOptions, Timestamps};
 use crate::seq::SeqNo;
+use crate::tcp::frto::{Frto, FrtoAck, FrtoPhase, FrtoVerdict};
 use crate::tcp::reassembly::Reassembly;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{Scoreboard, SentSeg};
@@ -53,6 +55,8 @@ pub struct TcpStats {
     pub fast_retransmits: u64,
     /// Retransmission timer expiries (SYN and data).
     pub timeouts: u64,
+    /// Data timeouts F-RTO (RFC 5682) found spurious and undid.
+    pub spurious_timeouts: u64,
     pub segments_received: u64,
     pub dup_acks_received: u64,
     pub bytes_acked: u64,
@@ -203,6 +207,8 @@ pub struct Endpoint {
 
     /// Adaptive flow control (AFC paper section 4.2); inert unless both ends enable it.
     afc: afc::AfcState,
+    /// Spurious timeout detection (RFC 5682); idle unless `cfg.frto` and a timeout fired.
+    frto: Frto,
 }
 
 /// RFC 7323 section 2.3: the smallest shift that lets the window field cover the buffer.
@@ -285,6 +291,7 @@ impl Endpoint {
             ts_recent: 0,
             last_ack_sent: SeqNo(0),
             afc: afc::AfcState::new(cfg.afc_history_factor),
+            frto: Frto::default(),
             cfg,
         }
     }
@@ -535,8 +542,11 @@ impl Endpoint {
         // reported by SACK, and the send time of the latest-sent segment newly reported.
         let mut acked_prev_sacked = 0;
         let mut echo_sent_at: Option<Instant> = None;
+        // F-RTO step 3: the lowest never-retransmitted segment this ACK newly reports.
+        let mut first_original: Option<u64> = None;
         if ack > self.snd_una {
             let a = self.sb.ack_to(ack);
+            first_original = a.first_original;
             bytes_acked = a.bytes;
             acked_prev_sacked = a.previously_sacked;
             echo_sent_at = a.latest_sent;
@@ -575,6 +585,10 @@ impl Endpoint {
                     .sack_block(s.max(self.snd_una as i64) as u64, e as u64);
                 sacked += n.bytes;
                 echo_sent_at = echo_sent_at.max(n.latest_sent);
+                first_original = match (first_original, n.first_original) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
             }
             if sacked > 0 {
                 self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
@@ -608,6 +622,21 @@ impl Endpoint {
             self.stats.dup_acks_received += 1;
         } else if ack > una_before {
             self.dupacks = 0;
+        }
+
+        if self.frto.active() {
+            let fa = FrtoAck {
+                ack,
+                una_before,
+                dup: is_dup,
+                first_original,
+                can_send_new: self.frto_can_send_new(),
+            };
+            match self.frto.on_ack(&fa, self.snd_max()) {
+                FrtoVerdict::Wait | FrtoVerdict::SendNew => {}
+                FrtoVerdict::Conventional => self.frto.stop(),
+                FrtoVerdict::Spurious => self.frto_undo(now),
+            }
         }
 
         let was_in_recovery = self.in_recovery;
@@ -677,6 +706,45 @@ impl Endpoint {
             }
         }
         true
+    }
+
+    /// RFC 5682 step 3b with RFC 4015's response, as Linux undoes a spurious timeout: the
+    /// controller returns to its pre-timeout state, the segments the timeout marked lost
+    /// count as in flight again, and `recover` moves to SND.UNA so that a later loss may
+    /// start fast recovery at once.
+    fn frto_undo(&mut self, now: Instant) {
+        self.stats.spurious_timeouts += 1;
+        if let Some(prior) = self.frto.prior_cc.take() {
+            self.cc.on_spurious_timeout(now, &prior);
+        }
+        self.frto.stop();
+        self.sb.undo_rto();
+        if self.sack_ok {
+            // Losses the SACK information shows on its own still stand (RFC 6675 IsLost).
+            self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
+        }
+        self.recover = self.snd_una;
+        self.dupacks = 0;
+    }
+
+    /// RFC 5682 step 2b's condition: previously unsent data (or the FIN) may go now.
+    fn frto_can_send_new(&self) -> bool {
+        if self.written > self.snd_nxt {
+            self.wnd_avail() > 0
+        } else {
+            self.fin_queued && !self.fin_sent
+        }
+    }
+
+    /// RFC 5682 step 2b: one new segment (at most an MSS, within the peer's window),
+    /// Nagle overridden as the RFC allows.
+    fn frto_send_new(&mut self, now: Instant) -> Option<Segment> {
+        let unsent = self.written - self.snd_nxt;
+        if unsent == 0 {
+            return (self.fin_queued && !self.fin_sent).then(|| self.send_new(now, 0));
+        }
+        let len = unsent.min(self.mss as u64).min(self.wnd_avail());
+        (len > 0).then(|| self.send_new(now, len as u32))
     }
 
     fn enter_recovery(&mut self, now: Instant) {
@@ -811,8 +879,20 @@ impl Endpoint {
                     return;
                 }
                 self.stats.timeouts += 1;
+                // RFC 5682 step 1: F-RTO starts unless a recovery (fast, or the conventional
+                // one after an earlier timeout) is under way; a repeated timeout while
+                // waiting for step 2 starts step 1 again, keeping the first snapshot.
+                let frto = self.cfg.frto
+                    && (self.frto.phase == FrtoPhase::AwaitFirstAck
+                        || self.snd_una >= self.recover);
+                if !frto {
+                    self.frto.stop();
+                }
                 // RFC 5681 3.1: ssthresh is held when the segment already timed out once.
                 if self.rtt.backoff() == 0 && !self.afc_rto_is_quiet() {
+                    if frto {
+                        self.frto.prior_cc = Some(self.cc.clone());
+                    }
                     let flight = self.sb.flight_size();
                     self.cc
                         .on_congestion_event(now, CongestionEvent::Timeout, flight, &self.rtt);
@@ -826,6 +906,10 @@ impl Endpoint {
                 self.dupacks = 0;
                 self.force_rtx = false;
                 self.probe_at = None;
+                if frto {
+                    let front_end = self.sb.front().map_or(self.snd_una, |f| f.end());
+                    self.frto.on_rto(self.snd_max(), front_end, self.sack_ok);
+                }
                 // RFC 6298 5.5 and 5.6.
                 self.rtt.back_off();
                 self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
@@ -1018,6 +1102,33 @@ impl Endpoint {
         }
         if self.afc_burst_hold(now) {
             return None;
+        }
+        match self.frto.phase {
+            FrtoPhase::Idle => {}
+            FrtoPhase::AwaitFirstAck => {
+                // RFC 5682 step 1: only the first unacknowledged segment, once, until the
+                // first ACK tells whether the timeout may be spurious.
+                if self.frto.rtx_due {
+                    if let Some(i) = self.sb.next_lost() {
+                        if self.afc_rtx_allowed(i) {
+                            self.frto.rtx_due = false;
+                            return Some(self.retransmit(now, i));
+                        }
+                    }
+                }
+                return None;
+            }
+            FrtoPhase::AwaitSecondAck => {
+                // Step 2b: up to two new segments instead of retransmissions (RFC 5681
+                // allows them: the sender only chooses other segments to send).
+                if self.frto.quota > 0 {
+                    if let Some(seg) = self.frto_send_new(now) {
+                        self.frto.quota -= 1;
+                        return Some(seg);
+                    }
+                }
+                return None;
+            }
         }
         let avail = self.cwnd().saturating_sub(self.sb.pipe());
         if self.force_rtx {

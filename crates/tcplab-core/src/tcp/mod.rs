@@ -2,6 +2,7 @@
 //! RFC 2018 / RFC 6675, RFC 6582, RFC 6298, RFC 1122 and RFC 5681).
 
 pub mod endpoint;
+pub mod frto;
 pub mod reassembly;
 pub mod rtt;
 pub mod sack;
@@ -94,6 +95,11 @@ pub struct TcpConfig {
     /// max(0, 1 + cv x N(0,1)), a seeded error with this coefficient of variation (thesis
     /// 6.2.4, Figure 6.7). 0 = exact estimates.
     pub rate_error_cv: f64,
+    /// Detect spurious retransmission timeouts with F-RTO (RFC 5682: the SACK-enhanced
+    /// algorithm of section 3 when SACK is negotiated, section 2's otherwise) and undo them
+    /// (RFC 4015 as Linux: restore the pre-timeout cwnd, ssthresh or rate-based state and
+    /// go on with new data). On by default, like Linux's `tcp_frto = 2`.
+    pub frto: bool,
 }
 
 impl Default for TcpConfig {
@@ -128,6 +134,7 @@ impl Default for TcpConfig {
             afc_suppress_congestion: true,
             afc_open_window_in_recovery: false,
             rate_error_cv: 0.0,
+            frto: true,
         }
     }
 }

@@ -56,6 +56,9 @@ pub struct Acked {
     /// whose arrival this ACK reports (thesis 4.1.3, RD = t_r - t_s; Karn does not apply,
     /// a retransmission's own send time is what the receiver's TSval is paired with).
     pub latest_sent: Option<Instant>,
+    /// Start of the lowest removed segment that was neither retransmitted nor SACKed: the
+    /// ACK reports an original transmission (F-RTO, RFC 5682 step 3b).
+    pub first_original: Option<u64>,
 }
 
 /// What one SACK block newly reported.
@@ -64,6 +67,8 @@ pub struct Sacked {
     pub bytes: u64,
     /// Latest send time among the newly SACKed segments.
     pub latest_sent: Option<Instant>,
+    /// Start of the lowest newly SACKed segment never retransmitted (RFC 5682 section 3).
+    pub first_original: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -156,6 +161,9 @@ impl Scoreboard {
                     out.previously_sacked += f.len as u64;
                 } else {
                     out.latest_sent = out.latest_sent.max(Some(f.sent_at));
+                    if !f.retransmitted && out.first_original.is_none() {
+                        out.first_original = Some(f.start);
+                    }
                 }
                 // Karn: the newest segment decides; a SACKed one was delivered at an unknown
                 // earlier time, a retransmitted one is ambiguous.
@@ -170,6 +178,9 @@ impl Scoreboard {
                         out.previously_sacked += n as u64;
                     } else {
                         out.latest_sent = out.latest_sent.max(Some(f.sent_at));
+                        if !f.retransmitted && out.first_original.is_none() {
+                            out.first_original = Some(f.start);
+                        }
                     }
                     self.update(0, |s| {
                         s.start = ack;
@@ -205,6 +216,9 @@ impl Scoreboard {
             if !self.segs[i].sacked && self.segs[i].len > 0 && !self.segs[i].fin {
                 newly.bytes += self.segs[i].len as u64;
                 newly.latest_sent = newly.latest_sent.max(Some(self.segs[i].sent_at));
+                if !self.segs[i].retransmitted && newly.first_original.is_none() {
+                    newly.first_original = Some(self.segs[i].start);
+                }
                 self.update(i, |s| s.sacked = true);
                 self.high_sacked = self.high_sacked.max(self.segs[i].end());
             }
@@ -264,6 +278,19 @@ impl Scoreboard {
             self.awaiting_rtx += s.awaits_rtx() as u64;
         }
         self.pipe = 0;
+        self.rtx_cursor = self.segs.front().map_or(0, |s| s.start);
+    }
+
+    /// Undoes [`Scoreboard::on_rto`] after F-RTO found the timeout spurious (RFC 5682 3b,
+    /// RFC 4015): the segments the timeout declared lost are in flight after all, so every
+    /// un-SACKed segment counts in the pipe once and none awaits retransmission.
+    pub fn undo_rto(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+            s.rtx_in_pipe = false;
+        }
+        self.awaiting_rtx = 0;
+        self.pipe = self.recompute_pipe();
         self.rtx_cursor = self.segs.front().map_or(0, |s| s.start);
     }
 
