@@ -4,19 +4,13 @@
 
 mod common;
 
+use common::script::{drain, ms, one, IRS, ISS, NS};
+
 use common::{run, Channel, Scenario};
 use tcplab_core::fc::FcKind;
 use tcplab_core::segment::payload_tag;
 use tcplab_core::tcp::{Endpoint, EndpointState, TcpConfig, Timer};
 use tcplab_core::{Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions, Timestamps};
-
-const NS: Duration = Duration(1);
-const ISS: u32 = 1000;
-const IRS: u32 = 5000;
-
-fn ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
 
 fn afc_cfg() -> TcpConfig {
     TcpConfig {
@@ -28,20 +22,6 @@ fn afc_cfg() -> TcpConfig {
         fc: FcKind::Afc,
         ..TcpConfig::default()
     }
-}
-
-fn drain(ep: &mut Endpoint, now: Instant) -> Vec<Segment> {
-    let mut v = Vec::new();
-    while let Some(s) = ep.poll_transmit(now) {
-        v.push(s);
-    }
-    v
-}
-
-fn one(ep: &mut Endpoint, now: Instant) -> Segment {
-    let v = drain(ep, now);
-    assert_eq!(v.len(), 1, "expected exactly one segment, got {v:#?}");
-    v[0]
 }
 
 fn peer_opts(afc: bool) -> TcpOptions {

@@ -1,16 +1,10 @@
 //! Dialogue tests for F-RTO (RFC 5682 sections 2 and 3) and the RFC 4015 undo: feed an ACK
 //! at t, assert exactly what goes out, check both sides of the retransmission deadline.
 
+mod common;
+use common::script::{drain, ms, IRS, ISS, NS};
 use tcplab_core::tcp::{Endpoint, EndpointState, TcpConfig};
-use tcplab_core::{Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions};
-
-const NS: Duration = Duration(1);
-const ISS: u32 = 1000;
-const IRS: u32 = 5000;
-
-fn ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
+use tcplab_core::{Duration, Flags, SackBlock, Segment, SeqNo, TcpOptions};
 
 fn cfg(frto: bool) -> TcpConfig {
     TcpConfig {
@@ -22,10 +16,6 @@ fn cfg(frto: bool) -> TcpConfig {
         frto,
         ..TcpConfig::default()
     }
-}
-
-fn drain(ep: &mut Endpoint, now: Instant) -> Vec<Segment> {
-    std::iter::from_fn(|| ep.poll_transmit(now)).collect()
 }
 
 /// Stream offsets of the data segments in `v`.

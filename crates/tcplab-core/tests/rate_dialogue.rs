@@ -2,6 +2,8 @@
 //! receiver behind an 8 Mbit/s bottleneck: what goes out when, and what the framework learns
 //! from the ACKs (TSval, SACK, duplicate ACKs). Endpoint contract: `crate::rate` docs.
 
+mod common;
+use common::script::{ms, IRS, ISS};
 use tcplab_core::cc::{Cc, CcKind};
 use tcplab_core::rate::RateState;
 use tcplab_core::tcp::{Endpoint, TcpConfig, Timer};
@@ -9,16 +11,10 @@ use tcplab_core::{
     Bandwidth, Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions, Timestamps,
 };
 
-const ISS: u32 = 1000;
-const IRS: u32 = 5000;
 const MSS: u64 = 1000;
 /// One-way propagation delay each way and the bottleneck's time per 1000-byte segment.
 const OWD: Duration = Duration::from_millis(25);
 const PER_PKT: Duration = Duration::from_millis(1);
-
-fn ms(x: u64) -> Instant {
-    Instant::from_millis(x)
-}
 
 /// The receiver and the path: segments cross a FIFO bottleneck of PER_PKT per segment after
 /// OWD, are ACKed at once (no delayed ACK) with a TSval of the receiver's clock

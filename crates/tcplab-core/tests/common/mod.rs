@@ -2,6 +2,8 @@
 //! (possibly slow) reader, with the endpoints' invariants checked after every step.
 #![allow(dead_code)]
 
+pub mod script;
+
 use tcplab_core::tcp::{Endpoint, EndpointState, TcpConfig};
 use tcplab_core::{Duration, Instant, Rng, Segment, SeqNo};
 

@@ -1,0 +1,27 @@
+//! What every dialogue test needs: fixed sequence origins, millisecond instants, and the
+//! segments an endpoint sends in response to one input.
+
+use tcplab_core::tcp::Endpoint;
+use tcplab_core::{Duration, Instant, Segment};
+
+/// One nanosecond: "just before a deadline" is `deadline - NS`.
+pub const NS: Duration = Duration(1);
+/// Our initial sequence number and the peer's.
+pub const ISS: u32 = 1000;
+pub const IRS: u32 = 5000;
+
+pub fn ms(x: u64) -> Instant {
+    Instant::from_millis(x)
+}
+
+/// Everything `ep` sends at `now`, in order.
+pub fn drain(ep: &mut Endpoint, now: Instant) -> Vec<Segment> {
+    std::iter::from_fn(|| ep.poll_transmit(now)).collect()
+}
+
+/// The one segment `ep` sends at `now` (fails the test if it sends none or several).
+pub fn one(ep: &mut Endpoint, now: Instant) -> Segment {
+    let v = drain(ep, now);
+    assert_eq!(v.len(), 1, "expected exactly one segment, got {v:#?}");
+    v[0]
+}
