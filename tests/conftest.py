@@ -21,9 +21,6 @@ CELLULAR = REPO.parent / "shared" / "traces" / "cellular"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def run_or_skip(scenario: Any, **kw: Any) -> tcplab.Result:
-    """A real simulation (kept under its old name; nothing is skipped any more)."""
-    return tcplab.run(scenario, **kw)
 
 
 def tcplab_cmd() -> list[str]:
@@ -31,8 +28,8 @@ def tcplab_cmd() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "tcplab"]
 
 
-def cli(*args: str, cwd: Path | str | None = None, check_impl: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run the installed `tcplab` command (`check_impl` is accepted for old call sites)."""
+def cli(*args: str, cwd: Path | str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the installed `tcplab` command."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.run([*tcplab_cmd(), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
 

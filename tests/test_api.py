@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import tcplab
-from conftest import EXAMPLES, run_or_skip
+from conftest import EXAMPLES
 from fake_output import fake_run_output
 
 
@@ -73,9 +73,9 @@ def test_not_implemented_placeholder_maps_to_simulation_error():
 
 def test_real_run_is_deterministic():
     sc = tcplab.load(EXAMPLES / "lossy-link.toml").with_overrides({"duration": "3s", "flows.0.stop": "1.5s", "flows.1.start": "1.5s"})
-    a = run_or_skip(sc, seed=3)
-    b = run_or_skip(sc, seed=3)
-    c = run_or_skip(sc, seed=4)
+    a = tcplab.run(sc, seed=3)
+    b = tcplab.run(sc, seed=3)
+    c = tcplab.run(sc, seed=4)
     strip = lambda s: {k: v for k, v in s.items() if k != "wall_s"}
     assert strip(a.summary) == strip(b.summary)
     pd.testing.assert_frame_equal(a.timeseries, b.timeseries)
@@ -95,7 +95,7 @@ def test_real_run_calls_progress_without_holding_the_gil():
     t = threading.Thread(target=spin)
     t.start()
     try:
-        res = run_or_skip(sc, progress=lambda s, d, e: ticks.append(e))
+        res = tcplab.run(sc, progress=lambda s, d, e: ticks.append(e))
     finally:
         stop.set()
         t.join()
@@ -107,5 +107,5 @@ def test_real_run_calls_progress_without_holding_the_gil():
 def test_real_run_cancel_from_progress():
     sc = tcplab.load(EXAMPLES / "dumbbell.toml").with_overrides({"duration": "30s"})
     with pytest.raises(tcplab.SimulationError) as e:
-        run_or_skip(sc, progress=lambda s, d, ev: False)
+        tcplab.run(sc, progress=lambda s, d, ev: False)
     assert e.value.kind == "cancelled" and e.value.exit_code == 1

@@ -138,7 +138,7 @@ def test_real_run_not_implemented_message_is_clean(tmp_path):
 
 
 def test_real_run_json_purity(tmp_path):
-    r = cli("run", P2P, "--out", str(tmp_path / "o"), "--set", "duration=2s", "--json", check_impl=True)
+    r = cli("run", P2P, "--out", str(tmp_path / "o"), "--set", "duration=2s", "--json")
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     assert s["schema"] == 1 and s["invariants"]["ok"] and s["flows"][0]["bytes_delivered"] > 0
@@ -161,7 +161,7 @@ def test_real_run_examples(name, tmp_path):
     if name == "cellular-trace" and not CELLULAR.exists():
         pytest.skip("cellular traces absent")
     sets = [a for kv in ["duration=3s", *SHORT[name]] for a in ("--set", kv)]
-    r = cli("run", str(EXAMPLES / f"{name}.toml"), "--out", str(tmp_path / "o"), *sets, "--json", check_impl=True)
+    r = cli("run", str(EXAMPLES / f"{name}.toml"), "--out", str(tmp_path / "o"), *sets, "--json")
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     assert s["invariants"]["ok"], s["invariants"]["violations"]

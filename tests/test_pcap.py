@@ -25,7 +25,6 @@ def test_pcap_of_a_download_is_clean_and_matches_the_summary(tmp_path):
     r = cli(
         "run", str(EXAMPLES / "p2p-bulk.toml"), "--out", str(out), "--set", "duration=2s",
         "--set", 'flows.0.bytes="500KB"', "--pcap", "downlink", "--pcap", "uplink", "--json", "--no-plots",
-        check_impl=True,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
