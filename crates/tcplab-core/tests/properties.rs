@@ -25,7 +25,8 @@ fn random_scenario(seed: u64) -> Scenario {
             CcKind::Rre,
             CcKind::PropRateHigh,
             CcKind::PropRateLow,
-        ][r.below(7) as usize],
+            CcKind::RreTable61,
+        ][r.below(8) as usize],
         mss: [536, 1000, 1448][r.below(3) as usize],
         min_rto: Duration::from_millis(200),
         ..TcpConfig::default()

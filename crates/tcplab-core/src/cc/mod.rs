@@ -124,6 +124,11 @@ pub enum CcKind {
     PropRateHigh,
     #[serde(rename = "proprate-low")]
     PropRateLow,
+    /// The RRE row of thesis Table 6.1, which chapter 6 ran on its traces: T = 40 ms and
+    /// sigma_{f,d} = (1 -+ 20 / (40 + RTT)) rho, in place of chapter 5's packet-based T
+    /// (at least 30 packets) and B_max / B_min (at least +-10 packets).
+    #[serde(rename = "rre-table6.1")]
+    RreTable61,
 }
 
 impl CcKind {
@@ -131,7 +136,7 @@ impl CcKind {
     pub fn is_rate_based(self) -> bool {
         matches!(
             self,
-            CcKind::Rre | CcKind::PropRateHigh | CcKind::PropRateLow
+            CcKind::Rre | CcKind::PropRateHigh | CcKind::PropRateLow | CcKind::RreTable61
         )
     }
 }
@@ -165,6 +170,10 @@ impl Cc {
             CcKind::PropRateLow => Cc::PropRate(RateFramework::new(
                 mss,
                 proprate::PropRate::new(proprate::PropRateConfig::low()),
+            )),
+            CcKind::RreTable61 => Cc::PropRate(RateFramework::new(
+                mss,
+                proprate::PropRate::new(proprate::PropRateConfig::rre_table_6_1()),
             )),
         }
     }

@@ -172,7 +172,9 @@ impl Default for SlidingWindowConfig {
 /// open (more packets may carry the same tick) and excluded. The sample is the bytes reported
 /// at t_1..t_(k-1) over t_(k-1) - t_0 (the bytes at t_0 arrived before the interval started),
 /// so a burst that shares one tick is counted once its tick is complete, and every tick
-/// boundary is a measurement boundary whatever the granularity.
+/// boundary is a measurement boundary whatever the granularity. When the 500 ms cap binds the
+/// interval is the fixed (t_(k-1) - 500 ms, t_(k-1)], so a gap in the arrivals (an outage)
+/// lowers the estimate instead of shrinking the window to the ticks after it.
 #[derive(Clone, Debug)]
 pub struct SlidingWindowRate {
     cfg: SlidingWindowConfig,
@@ -212,20 +214,30 @@ impl SlidingWindowRate {
         if complete > self.cfg.max_timestamps {
             self.window.pop_front();
         }
-        loop {
-            let complete = self.window.len() - 1;
-            if complete <= 2 {
-                break;
+        // At most 500 ms: the interval is (end - max_span, end], end the newest complete
+        // timestamp. An entry goes once the next one is also at or before the interval's
+        // start, so window[0] is the last arrival at or before the start (or the first
+        // arrival, if later) and everything counted lies inside the interval.
+        let complete = self.window.len() - 1;
+        if complete >= 2 {
+            let end = self.window[complete - 1].0;
+            let cap_start = end - self.cfg.max_span.as_nanos() as i64;
+            while self.window.len() >= 3 && self.window[1].0 <= cap_start {
+                self.window.pop_front();
             }
-            let span = self.window[complete - 1].0 - self.window[0].0;
-            if span as u64 <= self.cfg.max_span.as_nanos() {
-                break;
-            }
-            self.window.pop_front();
         }
         let complete = self.window.len() - 1;
         if complete >= 2 {
-            let span = (self.window[complete - 1].0 - self.window[0].0) as f64;
+            let end = self.window[complete - 1].0;
+            // After a gap longer than 500 ms (an outage) the interval starts 500 ms before
+            // `end`, not at the last arrival before the gap, and not at the first arrival
+            // after it: the receiver got nothing in between, and a window shrunk to the few
+            // ticks after the gap would report the burst that ends an outage as the path's
+            // rate.
+            let start = self.window[0]
+                .0
+                .max(end - self.cfg.max_span.as_nanos() as i64);
+            let span = (end - start) as f64;
             let bytes: u64 = self.window.iter().take(complete).skip(1).map(|e| e.1).sum();
             let sample = bytes as f64 * 8.0 * 1e9 / span;
             self.rho_bps = Some(match self.rho_bps {
@@ -509,6 +521,31 @@ mod tests {
             est.update(25 * 100 * MS, 3000),
             Some(Bandwidth::from_kbps(240))
         );
+    }
+
+    #[test]
+    fn an_outage_lowers_the_estimate_instead_of_shrinking_the_window() {
+        // 1000 B/ms for 100 ms, a 2 s outage, then the queued data arrives as a burst of
+        // ten 1000 B packets 1 ms apart. The window is the last 500 ms: 9 x 1000 B over
+        // 500 ms = 144 kbit/s (the last tick still open), not 1000 B/ms = 8 Mbit/s.
+        let cfg = SlidingWindowConfig {
+            ewma_gain: 1.0,
+            ..Default::default()
+        };
+        let mut est = SlidingWindowRate::new(cfg);
+        for t in 0..100 {
+            est.update(t * MS, 1000);
+        }
+        let mut r = None;
+        for t in 2100..2110 {
+            r = est.update(t * MS, 1000);
+        }
+        assert_eq!(r, Some(Bandwidth::from_kbps(144)));
+        // 500 ms after the outage the window holds only post-outage arrivals again.
+        for t in 2110..2700 {
+            r = est.update(t * MS, 1000);
+        }
+        assert_eq!(r, Some(Bandwidth::from_mbps(8)));
     }
 
     #[test]

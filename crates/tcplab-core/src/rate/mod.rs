@@ -294,8 +294,15 @@ impl<A: RateAlgorithm> RateFramework<A> {
         let ctx = self.ctx(now);
         let s = self.alg.get_rate(self.state, rho, &ctx);
         // Our floor, not the thesis's: a module may compute a rate <= 0 (RRE's sigma_d when
-        // rho x RTT < 10 packets); one MSS per RTT keeps feedback (and the Monitor) alive.
-        let rtt = self.min_rtt.unwrap_or(Duration::from_millis(100));
+        // rho x RTT < 10 packets); one MSS per smoothed RTT, what a window of one segment
+        // would send, keeps feedback (and the Monitor) alive. The smoothed RTT, not the
+        // minimum: on a link that has slowed to a trickle (a cellular outage) the queue the
+        // floor itself builds stretches the RTT and so lowers the floor, where MSS / RTT_min
+        // would keep pushing packets into the buffer faster than the link drains it.
+        let rtt = self
+            .srtt
+            .or(self.min_rtt)
+            .unwrap_or(Duration::from_millis(100));
         let floor = Bandwidth::from_bytes_per(self.mss as u64, rtt).max(Bandwidth(1));
         self.sigma = s.max(floor);
     }
@@ -499,8 +506,10 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
     /// F-RTO found the timeout spurious (RFC 5682, RFC 4015): leave the Slow Start that
     /// 4.1.1 prescribes for a timeout and resume the state, module and rate held before
     /// it. The measurements made since (receiver clock, delivered bytes, RD_min, RTTs,
-    /// in-flight) are kept; the module's estimation window restarts, since it would
-    /// otherwise span the stall that caused the timeout.
+    /// in-flight) are kept. The module's estimation window is kept too: it may span the stall
+    /// that caused the timeout, and that is what the receiver saw (the estimator caps the
+    /// window at 500 ms); restarting it would measure the burst that ends the stall, which
+    /// on a cellular link is the backlog delivered at once, as the path's rate.
     fn on_spurious_timeout(&mut self, now: Instant, prior: &Self) {
         self.alg = prior.alg.clone();
         self.state = prior.state;
@@ -512,7 +521,6 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
         self.burst_remaining = prior.burst_remaining;
         self.probe = prior.probe.clone();
         self.restart_after = prior.restart_after;
-        self.alg.restart_window();
         self.refresh_rate(now);
     }
 

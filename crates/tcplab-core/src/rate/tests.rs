@@ -434,14 +434,12 @@ fn built_in_kinds_construct_through_cc() {
         (CcKind::Rre, "rre"),
         (CcKind::PropRateHigh, "proprate"),
         (CcKind::PropRateLow, "proprate"),
+        (CcKind::RreTable61, "proprate"),
     ] {
         let mut c = Cc::new(kind, 1448, 14480);
         c.set_peer_ts_granularity(Duration::from_millis(10));
         assert_eq!(c.name(), name);
-        let rate_based = matches!(
-            kind,
-            CcKind::Rre | CcKind::PropRateHigh | CcKind::PropRateLow
-        );
+        let rate_based = kind.is_rate_based();
         assert_eq!(c.wants_dup_acks(), rate_based);
     }
 }
