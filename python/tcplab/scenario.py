@@ -193,7 +193,7 @@ class _Ctx:
 # Tables of the scenario file.
 
 TOP_KEYS = ["name", "description", "duration", "seed", "event_budget", "stop_when_done", "record", "topology", "defaults", "flows"]
-LINK_KEYS = ["rate", "slot", "trace", "opportunity", "delay", "queue", "loss", "header_bytes"]
+LINK_KEYS = ["rate", "slot", "trace", "opportunity", "delay", "delay_changes", "queue", "loss", "header_bytes"]
 TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
@@ -280,11 +280,28 @@ class _Parser:
         else:
             raise c.error(_join(path, "rate"), 'missing: give "rate" (e.g. "10Mbit/s", or an array with "slot") or "trace" (a Mahimahi file)')
         out["delay"] = c.get(t, "delay", path, c.time(), 0)
+        if "delay_changes" in t:
+            out["delay_changes"] = self.delay_changes(t["delay_changes"], _join(path, "delay_changes"))
         if "queue" in t:
             out["queue"] = self.queue(t["queue"], _join(path, "queue"))
         if "loss" in t:
             out["loss"] = self.loss(t["loss"], _join(path, "loss"))
         out["header_bytes"] = c.get(t, "header_bytes", path, c.integer(0, 2**32 - 1), 0)
+        return out
+
+    def delay_changes(self, v: Any, path: str) -> list[dict[str, int]]:
+        """``[{ at = "4s", delay = "75ms" }, ...]``: the propagation delay from ``at`` on."""
+        c = self.c
+        if not isinstance(v, list):
+            raise c.error(path, 'expected an array of tables, e.g. [{ at = "4s", delay = "75ms" }]')
+        out: list[dict[str, int]] = []
+        for i, e in enumerate(v):
+            p = _join(path, i)
+            t = c.table(e, p, ["at", "delay"], ["at", "delay"])
+            at = c.time()(t["at"], _join(p, "at"))
+            if out and at <= out[-1]["at"]:
+                raise c.error(_join(p, "at"), "delay changes must be in increasing time order")
+            out.append({"at": at, "delay": c.time()(t["delay"], _join(p, "delay"))})
         return out
 
     def queue(self, v: Any, path: str) -> dict[str, Any]:

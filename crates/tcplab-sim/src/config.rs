@@ -110,6 +110,13 @@ pub struct LinkSpec {
     pub rate: RateSpec,
     #[serde(default)]
     pub delay: Duration,
+    /// Changes of the propagation delay during the run (thesis 5.2.6, Figure 5.9: the RTT
+    /// raised and restored mid-flow), in increasing `at`. A packet takes the delay in force
+    /// when its last bit leaves the serialiser; the link stays FIFO (a packet never arrives
+    /// before the one ahead of it), so a shorter delay first bunches the packets behind the
+    /// ones still propagating under the longer one.
+    #[serde(default)]
+    pub delay_changes: Vec<DelayChange>,
     #[serde(default)]
     pub queue: QueueSpec,
     #[serde(default)]
@@ -117,6 +124,14 @@ pub struct LinkSpec {
     /// Link-layer bytes added to every IP packet (ns-3 PPP: 2; Ethernet: 14 + 4 + 20).
     #[serde(default)]
     pub header_bytes: u32,
+}
+
+/// From simulated time `at` on, the link's propagation delay is `delay`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayChange {
+    pub at: Duration,
+    pub delay: Duration,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

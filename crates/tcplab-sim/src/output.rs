@@ -102,7 +102,15 @@ pub struct TimeSeries {
     pub time_ns: Vec<u64>,
     pub entity: Vec<u32>,
     pub metric: Vec<u16>,
+    /// NaN where a metric has no value at that time (JSON writes it as `null`).
+    #[serde(deserialize_with = "nan_from_null")]
     pub value: Vec<f64>,
+}
+
+/// serde_json writes NaN as `null`; read it back as NaN so output round-trips.
+fn nan_from_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    let v: Vec<Option<f64>> = serde::Deserialize::deserialize(d)?;
+    Ok(v.into_iter().map(|x| x.unwrap_or(f64::NAN)).collect())
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -163,6 +163,7 @@ mod tests {
         LinkSpec {
             rate: RateSpec::Fixed { bps: 1_000_000 },
             delay: Default::default(),
+            delay_changes: Vec::new(),
             queue: Default::default(),
             loss: Default::default(),
             header_bytes: 0,

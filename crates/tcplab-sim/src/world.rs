@@ -20,6 +20,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::BufWriter;
 use std::sync::Arc;
+use tcplab_core::cc::CongestionControl;
 use tcplab_core::fc::FcKind;
 use tcplab_core::tcp::Endpoint;
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
@@ -87,14 +88,19 @@ struct LinkState {
     loss: LossModel,
     rng: Rng,
     delay: Duration,
+    /// Pending delay changes (time, new delay), earliest first; consumed as departures pass them.
+    delay_changes: VecDeque<(Instant, Duration)>,
+    /// Arrival time of the packet last put on the delay line (keeps the line FIFO when the
+    /// delay shrinks).
+    last_arrival: Instant,
     header_bytes: u32,
     /// When the serialiser is free again (the last packet's departure).
     busy_until: Instant,
     /// A departure event is scheduled to start the head of the queue at `busy_until`
     /// (head-of-line scheduling: at most one per link).
     txdone_pending: bool,
-    /// Packets propagating, in arrival order (constant delay keeps FIFO order), so only the
-    /// head's arrival is scheduled.
+    /// Packets propagating, in arrival order (arrivals are clamped to be non-decreasing, so
+    /// only the head's arrival is scheduled).
     delay_line: VecDeque<(Instant, Packet)>,
     arrived: u64,
     dropped_queue: u64,
@@ -149,6 +155,8 @@ struct FlowState {
     rtt_seen: u64,
     data_pkts_delivered: u64,
     sampled_read: u64,
+    /// The sender's `data_bytes_sent` at the previous sample (for `sent_mbps`).
+    sampled_sent: u64,
     /// One-way delays of the data packets since the last sample (for the `owd_ms` series).
     interval_owd_sum_ns: u64,
     interval_owd_count: u64,
@@ -239,6 +247,14 @@ impl World {
             .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             let loss = LossModel::from_spec(&l.spec.loss)
                 .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
+            if let Some(w) = l.spec.delay_changes.windows(2).find(|w| w[1].at <= w[0].at) {
+                return Err(SimError::Config(format!(
+                    "link '{}': delay_changes must be in increasing time order ({} ns after {} ns)",
+                    l.name,
+                    w[1].at.as_nanos(),
+                    w[0].at.as_nanos()
+                )));
+            }
             if l.spec.queue.limit_packets == Some(0) || l.spec.queue.limit_bytes == Some(0) {
                 return Err(SimError::Config(format!(
                     "link '{}': queue limit must be at least 1",
@@ -254,6 +270,13 @@ impl World {
                 loss,
                 rng: Rng::derive(scn.seed, i as u64, "link-loss"),
                 delay: l.spec.delay,
+                delay_changes: l
+                    .spec
+                    .delay_changes
+                    .iter()
+                    .map(|c| (Instant::ZERO + c.at, c.delay))
+                    .collect(),
+                last_arrival: Instant::ZERO,
                 header_bytes: l.spec.header_bytes,
                 busy_until: Instant::ZERO,
                 txdone_pending: false,
@@ -463,6 +486,7 @@ impl World {
                 rtt_seen: 0,
                 data_pkts_delivered: 0,
                 sampled_read: 0,
+                sampled_sent: 0,
                 interval_owd_sum_ns: 0,
                 interval_owd_count: 0,
                 isn,
@@ -854,7 +878,15 @@ impl World {
         if link.loss.lose(&mut link.rng) {
             link.dropped_loss += 1;
         } else {
-            let at = dep + link.delay;
+            while link.delay_changes.front().is_some_and(|&(t, _)| t <= dep) {
+                link.delay = link
+                    .delay_changes
+                    .pop_front()
+                    .map(|c| c.1)
+                    .unwrap_or(link.delay);
+            }
+            let at = (dep + link.delay).max(link.last_arrival);
+            link.last_arrival = at;
             if link.delay_line.is_empty() {
                 self.q.schedule(at, Event::LinkArrive(l as u32));
             }
@@ -941,6 +973,15 @@ impl World {
             };
             fl.interval_owd_sum_ns = 0;
             fl.interval_owd_count = 0;
+            let sent = snd.stats().data_bytes_sent;
+            let sent_mbps = (sent - fl.sampled_sent) as f64 * 8.0 / dt * 1e-6;
+            fl.sampled_sent = sent;
+            let cc = snd.congestion_control();
+            let pacing = cc
+                .pacing_rate()
+                .map(|r| r.as_bps() as f64 * 1e-6)
+                .unwrap_or(f64::NAN);
+            let rate_state = cc.rate_state().map(rate_state_code).unwrap_or(f64::NAN);
             let vals = [
                 goodput,
                 snd.cwnd() as f64,
@@ -950,6 +991,9 @@ impl World {
                 snd.srtt().map(|d| d.as_millis_f64()).unwrap_or(f64::NAN),
                 fl.read as f64,
                 owd_ms,
+                sent_mbps,
+                pacing,
+                rate_state,
             ];
             for (m, v) in vals.into_iter().enumerate() {
                 self.ts.time_ns.push(t);
@@ -1170,7 +1214,7 @@ pub fn jain(x: &[f64]) -> f64 {
 }
 
 /// Per-flow time-series metrics, in the order `sample` records them.
-pub const FLOW_METRICS: [&str; 8] = [
+pub const FLOW_METRICS: [&str; 11] = [
     "goodput_mbps",
     "cwnd_bytes",
     "rwnd_bytes",
@@ -1179,7 +1223,22 @@ pub const FLOW_METRICS: [&str; 8] = [
     "srtt_ms",
     "delivered_bytes",
     "owd_ms",
+    "sent_mbps",
+    "pacing_rate_mbps",
+    "rate_state",
 ];
+
+/// `rate_state` in the time series: the rate-based framework's state as a number (thesis
+/// Figure 4.2(b)); window-based senders record NaN.
+fn rate_state_code(s: tcplab_core::rate::RateState) -> f64 {
+    use tcplab_core::rate::RateState::*;
+    match s {
+        SlowStart => 0.0,
+        BufferFill => 1.0,
+        BufferDrain => 2.0,
+        Monitor => 3.0,
+    }
+}
 /// Per-link time-series metrics.
 pub const LINK_METRICS: [&str; 4] = ["queue_packets", "queue_bytes", "tx_mbps", "drops"];
 

@@ -250,6 +250,7 @@ fn trace_link_runs_a_real_cellular_trace() {
             opportunity_bytes: 1500,
         },
         delay: Duration::from_millis(20),
+        delay_changes: Vec::new(),
         queue: QueueSpec {
             discipline: Discipline::DropTail,
             limit_packets: Some(500),
@@ -338,8 +339,8 @@ fn timeseries_has_every_flow_and_link_metric() {
     let out = run_ok(&s);
     let ts = &out.timeseries;
     assert_eq!(ts.entities.len(), 3);
-    // 50 samples at 100 ms, 8 flow metrics + 2 links x 4 link metrics each.
-    assert_eq!(ts.time_ns.len(), 50 * (8 + 8));
+    // 50 samples at 100 ms, 11 flow metrics + 2 links x 4 link metrics each.
+    assert_eq!(ts.time_ns.len(), 50 * (11 + 8));
     assert_eq!(ts.time_ns.len(), ts.value.len());
     let goodput: Vec<f64> = (0..ts.value.len())
         .filter(|&i| ts.entity[i] == 0 && ts.metrics[ts.metric[i] as usize] == "goodput_mbps")
@@ -439,5 +440,60 @@ fn frto_undoes_the_timeouts_of_link_outages() {
         "queue drops with F-RTO {} vs without {}",
         on_link.drops.queue,
         off_link.drops.queue
+    );
+}
+
+/// Thesis 5.2.6 (Figure 5.9) changes the RTT mid-flow. A downlink whose delay rises from
+/// 20 ms to 70 ms at 3 s and falls back at 6 s: the flow's smoothed RTT follows, the link
+/// stays FIFO when the delay shrinks (no reordering, so no retransmission on a loss-free
+/// path), and the one-way delays of both periods show up.
+#[test]
+fn link_delay_changes_mid_run_and_stays_fifo() {
+    let mut down = fixed(10_000_000, 20, 1000);
+    down.delay_changes = vec![
+        DelayChange {
+            at: Duration::from_secs(3),
+            delay: Duration::from_millis(70),
+        },
+        DelayChange {
+            at: Duration::from_secs(6),
+            delay: Duration::from_millis(20),
+        },
+    ];
+    let mut s = p2p("delay-change", down, fixed(10_000_000, 20, 1000), 9);
+    // A 64 KiB receive window keeps the queue far below its 1000 packets: no loss.
+    let mut rcv = s.flows[0].tcp.clone();
+    rcv.rcv_buf_bytes = 64 << 10;
+    s.flows[0].receiver_tcp = Some(rcv);
+    s.record.interval = Duration::from_millis(100);
+    let out = run_ok(&s);
+    let f = &out.summary.flows[0];
+    assert_eq!((f.retransmits, f.fast_retransmits), (0, 0));
+    assert_eq!(out.summary.links[0].drops.queue, 0);
+    let ts = &out.timeseries;
+    let srtt: Vec<f64> = (0..ts.value.len())
+        .filter(|&i| ts.entity[i] == 0 && ts.metrics[ts.metric[i] as usize] == "srtt_ms")
+        .map(|i| ts.value[i])
+        .collect();
+    // Samples at 100 ms: 2.9 s (before), 5.9 s (after the rise), 8.9 s (restored).
+    assert!(srtt[28] < 60.0, "{}", srtt[28]);
+    assert!(srtt[58] > 90.0, "{}", srtt[58]);
+    assert!(srtt[88] < 60.0, "{}", srtt[88]);
+    // Out-of-order changes are refused.
+    s.topology = match s.topology {
+        TopologySpec::PointToPoint {
+            mut downlink,
+            uplink,
+        } => {
+            downlink.delay_changes.reverse();
+            TopologySpec::PointToPoint { downlink, uplink }
+        }
+        _ => unreachable!(),
+    };
+    let e = tcplab_sim::run(&s, &mut |_| true).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("delay_changes must be in increasing time order"),
+        "{e}"
     );
 }

@@ -192,3 +192,38 @@ fn runs_are_deterministic_with_rate_error_injection() {
     assert_eq!(a, b);
     assert_ne!(a.flows[0].owd_ms, c.flows[0].owd_ms);
 }
+
+/// The per-flow time series carries the framework's state and sending rate (Figure 6.6's
+/// "sending rate" trace): the pacing rate is the link rate's neighbourhood once past Slow
+/// Start, the state is one of the four codes, and a window-based flow records NaN for both.
+#[test]
+fn timeseries_records_pacing_rate_and_state() {
+    let series = |cc: CcKind, metric: &str| -> Vec<f64> {
+        let mut s = deep(cc);
+        s.duration = Duration::from_secs(10);
+        let out = run_ok(&s);
+        let ts = &out.timeseries;
+        (0..ts.value.len())
+            .filter(|&i| ts.entity[i] == 0 && ts.metrics[ts.metric[i] as usize] == metric)
+            .map(|i| ts.value[i])
+            .collect()
+    };
+    let pacing = series(CcKind::PropRateHigh, "pacing_rate_mbps");
+    let late = &pacing[pacing.len() / 2..];
+    assert!(late.iter().all(|r| (5.0..15.0).contains(r)), "{late:?}");
+    let states = series(CcKind::PropRateHigh, "rate_state");
+    assert!(
+        states.iter().all(|s| [0.0, 1.0, 2.0, 3.0].contains(s)),
+        "{states:?}"
+    );
+    assert!(states.contains(&1.0) && states.contains(&2.0), "{states:?}");
+    let sent = series(CcKind::PropRateHigh, "sent_mbps");
+    let mean = sent.iter().sum::<f64>() / sent.len() as f64;
+    assert!((8.0..10.5).contains(&mean), "{mean}");
+    assert!(series(CcKind::Cubic, "pacing_rate_mbps")
+        .iter()
+        .all(|r| r.is_nan()));
+    assert!(series(CcKind::Cubic, "rate_state")
+        .iter()
+        .all(|r| r.is_nan()));
+}
