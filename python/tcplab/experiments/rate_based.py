@@ -247,12 +247,14 @@ def normal(ctx: Context, rep: Report) -> None:
 
 
 def fluctuation(ctx: Context, rep: Report) -> None:
-    """Figure 5.9: RRE and CUBIC while the downlink rate changes."""
+    """Figure 5.9: RRE and CUBIC while the RTT and the downlink rate change."""
     jobs = [ctx.scenario(P, "fluctuation", {"flows.0.cc": cc}) for cc in ("rre", "cubic")]
     res = ctx.run_all(jobs, "fluctuation (Fig. 5.9)")
     plt = _plt()
     fig, ax = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-    phases = [("0-15s", 0, 15, 3.0), ("15-24s", 15, 24, 2.0), ("24-30s", 24, 30, 5.0), ("30-40s", 30, 40, 3.0)]
+    # Phases between the changes (RTT at 4, 8, 20 s; bandwidth at 15, 24, 30 s).
+    phases = [("0-4s", 0, 4, 3.0), ("4-8s", 4, 8, 3.0), ("8-15s", 8, 15, 3.0), ("15-20s", 15, 20, 2.0),
+              ("20-24s", 20, 24, 2.0), ("24-30s", 24, 30, 5.0), ("30-40s", 30, 40, 3.0)]
     for cc, r in zip(("rre", "cubic"), res):
         ts = r.timeseries
         g = ts[(ts.kind == "flow") & (ts.metric == "goodput_mbps")]
@@ -274,12 +276,16 @@ def fluctuation(ctx: Context, rep: Report) -> None:
     ax[0].legend()
     ax[1].set_ylabel("downlink queue (pkts)")
     ax[1].set_xlabel("time (s)")
-    ax[0].set_title("Fig. 5.9: bandwidth 3 -> 2 (15 s) -> 5 (24 s) -> 3 Mbit/s (30 s); RTT fixed at 100 ms")
+    for t in (4, 8, 20):
+        for a in ax:
+            a.axvline(t, color="grey", ls="--", lw=0.6)
+    ax[0].set_title("Fig. 5.9: RTT 100 -> 150 (4 s) -> 200 (8 s) -> 100 ms (20 s); "
+                    "bandwidth 3 -> 2 (15 s) -> 5 (24 s) -> 3 Mbit/s (30 s)", fontsize=9)
     fig.tight_layout()
     p = ctx.out / "fig5_9_fluctuation.png"
     fig.savefig(p, dpi=110)
     plt.close(fig)
-    rep.figures.append(Figure(p, "Figure 5.9: RRE and CUBIC under bandwidth changes (dotted: capacity)"))
+    rep.figures.append(Figure(p, "Figure 5.9: RRE and CUBIC under RTT (dashed lines) and bandwidth (dotted: capacity) changes"))
 
 
 def friendliness(ctx: Context, rep: Report) -> None:
@@ -487,8 +493,7 @@ def reproduce(ctx: Context) -> Report:
         "directions, 20 ms propagation each way, 1 MB drop-tail buffers, 90 s downloads). Our RFC TCP endpoint "
         "(SACK, timestamps, delayed ACKs, 1448-byte MSS) hosts the rate-based framework: paced on a 1 ms tick, "
         "rounding up in Buffer Fill and down in Drain/Monitor, estimates from the receiver's TSval.",
-        "Not reproduced: PROTEUS-Rate, Sprout-Rate and Sprout (not in tcplab yet); the RTT changes of Figure 5.9 "
-        "(our links have a fixed propagation delay); the thesis's own ISP A/B/C traces (the Mahimahi traces stand "
+        "Not reproduced: PROTEUS-Rate, Sprout-Rate and Sprout (not in tcplab yet); the thesis's own ISP A/B/C traces (the Mahimahi traces stand "
         "in, as in its Figure 6.4); the Linux-kernel and live-network experiments (5.2.8, 6.2.7).",
         "Our additions to the framework, each argued in crates/tcplab-core/src/rate/: a sending-rate floor of one MSS "
         "per smoothed RTT (what a one-segment window would send; RRE's sigma_d can be <= 0); the estimator's window "
