@@ -227,3 +227,35 @@ fn timeseries_records_pacing_rate_and_state() {
         .iter()
         .all(|r| r.is_nan()));
 }
+
+/// A cellular link that slows to a trickle for 10 s (2 Mbit/s, then 16 kbit/s, then 2 Mbit/s
+/// again; 700-packet buffer). No ACK tells the sender the rate fell, so whatever it keeps
+/// pacing queues up: with a rate floor of one MSS per *minimum* RTT (0.29 Mbit/s at 40 ms)
+/// the buffer filled and the delay reached tens of seconds. The floor per smoothed RTT
+/// shrinks as the queue grows, and the 500 ms estimator window does not mistake the burst
+/// that ends the slow stretch for the path's rate.
+#[test]
+fn a_near_outage_does_not_fill_the_buffer() {
+    let mut s = p2p(
+        "near-outage",
+        fixed(2_000_000, 20, 700),
+        fixed(2_000_000, 20, 700),
+        40,
+    );
+    let mut rates = vec![2_000_000u64; 10];
+    rates.extend([16_000u64; 10]);
+    rates.extend([2_000_000u64; 20]);
+    down(&mut s).rate = RateSpec::Schedule {
+        rates_bps: rates,
+        slot: Duration::from_secs(1),
+    };
+    s.flows[0].tcp.cc = CcKind::PropRateLow;
+    let out = run_ok(&s);
+    let l = &out.summary.links[0];
+    assert_eq!(l.drops.queue, 0, "the buffer overflowed");
+    assert!(
+        l.max_queue_packets < 100,
+        "{} packets queued",
+        l.max_queue_packets
+    );
+}

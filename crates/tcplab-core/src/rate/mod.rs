@@ -293,18 +293,21 @@ impl<A: RateAlgorithm> RateFramework<A> {
         }
         let ctx = self.ctx(now);
         let s = self.alg.get_rate(self.state, rho, &ctx);
-        // Our floor, not the thesis's: a module may compute a rate <= 0 (RRE's sigma_d when
-        // rho x RTT < 10 packets); one MSS per smoothed RTT, what a window of one segment
-        // would send, keeps feedback (and the Monitor) alive. The smoothed RTT, not the
-        // minimum: on a link that has slowed to a trickle (a cellular outage) the queue the
-        // floor itself builds stretches the RTT and so lowers the floor, where MSS / RTT_min
-        // would keep pushing packets into the buffer faster than the link drains it.
-        let rtt = self
-            .srtt
-            .or(self.min_rtt)
-            .unwrap_or(Duration::from_millis(100));
-        let floor = Bandwidth::from_bytes_per(self.mss as u64, rtt).max(Bandwidth(1));
-        self.sigma = s.max(floor);
+        // Our floor, not the thesis's, for a module that computes a rate <= 0 (RRE's
+        // sigma_d when rho x RTT < 10 packets): one MSS per smoothed RTT, what a window of
+        // one segment would send, keeps feedback (and the Monitor) alive. A positive rate is
+        // the module's to choose and is used as it is: on a link that has slowed to a
+        // trickle (a cellular outage) a floor above the module's rate would push packets into
+        // the buffer faster than the link drains it, with an RTT that no ACK updates.
+        self.sigma = if s > Bandwidth::ZERO {
+            s
+        } else {
+            let rtt = self
+                .srtt
+                .or(self.min_rtt)
+                .unwrap_or(Duration::from_millis(100));
+            Bandwidth::from_bytes_per(self.mss as u64, rtt).max(Bandwidth(1))
+        };
     }
 
     fn monitor_timeout(&self) -> Duration {
@@ -456,9 +459,16 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
             RateState::Monitor => {
                 if self.probe.as_ref().is_some_and(|p| p.complete()) {
                     self.finish_probe(now);
-                } else if now.saturating_since(self.state_since) >= self.monitor_timeout() {
-                    // Our guard, not the thesis's: a probe whose feedback never completes
-                    // (application-limited burst) must not pin the flow at sigma_m.
+                } else if self.burst_remaining > 0
+                    && now.saturating_since(self.state_since) >= self.monitor_timeout()
+                {
+                    // Our guard, not the thesis's: a probe the application could not fill
+                    // (less than n packets to send) never completes and must not pin the flow
+                    // at sigma_m. A probe that went out waits for its feedback, as 4.1.4 says
+                    // ("while we wait for the feedback from the initial small burst"): on a
+                    // link that has stalled, giving up would mean Drain, then Monitor and
+                    // another burst of n into the stalled link every few RTTs. If the
+                    // feedback never comes, the retransmission timeout ends the wait.
                     self.enter(now, RateState::BufferDrain);
                 }
             }

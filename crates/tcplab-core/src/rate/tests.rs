@@ -445,16 +445,35 @@ fn built_in_kinds_construct_through_cc() {
 }
 
 #[test]
-fn monitor_without_feedback_gives_up_after_the_timeout() {
-    // Our guard (not in the thesis): if the probe's feedback never completes (e.g. the
-    // application had less than n packets to send), Monitor falls back to Drain after one
-    // monitor timeout instead of pinning the flow at sigma_m.
+fn monitor_with_an_unfilled_probe_gives_up_after_the_timeout() {
+    // Our guard (not in the thesis): if the application had less than n packets for the
+    // probe, its feedback can never complete; Monitor falls back to Drain after one monitor
+    // timeout instead of pinning the flow at sigma_m.
+    let mut h = H::new(1, 0);
+    let t0 = into_drain(&mut h);
+    let t = t0 + ms(400);
+    h.send(t, 1, 19 * MSS as u64);
+    assert_eq!(h.f.state(), RateState::Monitor);
+    h.send(t, 4, 20 * MSS as u64); // 4 of the 10 probe packets: the application ran dry
+    h.ack(t + ms(390 - 10), ms(120), 24 * MSS as u64);
+    assert_eq!(h.f.state(), RateState::Monitor);
+    h.ack(t + ms(400 - 10), ms(120), 24 * MSS as u64);
+    assert_eq!(h.f.state(), RateState::BufferDrain);
+}
+
+#[test]
+fn monitor_with_a_sent_probe_waits_for_its_feedback() {
+    // 4.1.4: sigma_m "while we wait for the feedback from the initial small burst". With the
+    // whole burst sent and its feedback late (a stalled link), Monitor keeps waiting at
+    // sigma_m: no return to Drain and no second burst.
     let mut h = H::new(1, 0);
     let t = into_monitor(&mut h);
-    h.ack(t + ms(390 - 10), ms(120), 25 * MSS as u64);
-    assert_eq!(h.f.state(), RateState::Monitor);
-    h.ack(t + ms(400 - 10), ms(120), 25 * MSS as u64);
-    assert_eq!(h.f.state(), RateState::BufferDrain);
+    let sigma_m = h.f.pacing_rate();
+    for k in 1..=20u64 {
+        h.ack(t + ms(100 * k), ms(120), 25 * MSS as u64);
+        assert_eq!(h.f.state(), RateState::Monitor, "after {} ms", 100 * k);
+        assert_eq!(h.f.pacing_rate(), sigma_m);
+    }
 }
 
 #[test]
