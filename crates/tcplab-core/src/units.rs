@@ -29,6 +29,10 @@ impl Bandwidth {
     pub fn as_mbps_f64(self) -> f64 {
         self.0 as f64 * 1e-6
     }
+    /// A computed rate in bit/s, rounded to the nearest bit/s; negative (and NaN) is zero.
+    pub fn from_bps_f64(bps: f64) -> Self {
+        Bandwidth(bps.max(0.0).round() as u64)
+    }
     /// Time to serialise `bytes` at this rate, rounded up to a whole nanosecond.
     /// A zero rate never finishes: returns `Duration::MAX`.
     pub fn tx_time(self, bytes: u64) -> Duration {

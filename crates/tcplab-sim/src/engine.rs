@@ -162,10 +162,12 @@ impl EventQueue {
         }
     }
 
-    /// Schedules `ev` at `time`; scheduling in the past is a logic error.
+    /// Schedules `ev` at `time`; scheduling in the past is a logic error, checked in release
+    /// builds too: a past event would make simulated time run backwards unnoticed (one
+    /// predictable compare per event; no measurable cost).
     #[inline]
     pub fn schedule(&mut self, time: Instant, ev: Event) {
-        debug_assert!(
+        assert!(
             time >= self.now,
             "event {ev:?} scheduled in the past ({time} < {})",
             self.now

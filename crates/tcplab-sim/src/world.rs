@@ -90,9 +90,6 @@ struct LinkState {
     delay: Duration,
     /// Pending delay changes (time, new delay), earliest first; consumed as departures pass them.
     delay_changes: VecDeque<(Instant, Duration)>,
-    /// Arrival time of the packet last put on the delay line (keeps the line FIFO when the
-    /// delay shrinks).
-    last_arrival: Instant,
     header_bytes: u32,
     /// When the serialiser is free again (the last packet's departure).
     busy_until: Instant,
@@ -276,7 +273,6 @@ impl World {
                     .iter()
                     .map(|c| (Instant::ZERO + c.at, c.delay))
                     .collect(),
-                last_arrival: Instant::ZERO,
                 header_bytes: l.spec.header_bytes,
                 busy_until: Instant::ZERO,
                 txdone_pending: false,
@@ -319,22 +315,17 @@ impl World {
                     at("name")
                 )));
             }
-            let src = graph.node(&f.src).ok_or_else(|| {
-                SimError::Config(format!(
-                    "{}: unknown node '{}' (nodes: {})",
-                    at("src"),
-                    f.src,
-                    graph.nodes.join(", ")
-                ))
-            })?;
-            let dst = graph.node(&f.dst).ok_or_else(|| {
-                SimError::Config(format!(
-                    "{}: unknown node '{}' (nodes: {})",
-                    at("dst"),
-                    f.dst,
-                    graph.nodes.join(", ")
-                ))
-            })?;
+            let node = |key: &str, name: &str| {
+                graph.node(name).ok_or_else(|| {
+                    SimError::Config(format!(
+                        "{}: unknown node '{name}' (nodes: {})",
+                        at(key),
+                        graph.nodes.join(", ")
+                    ))
+                })
+            };
+            let src = node("src", &f.src)?;
+            let dst = node("dst", &f.dst)?;
             if src == dst {
                 return Err(SimError::Config(format!(
                     "{}: source and destination are the same node",
@@ -878,15 +869,17 @@ impl World {
         if link.loss.lose(&mut link.rng) {
             link.dropped_loss += 1;
         } else {
-            while link.delay_changes.front().is_some_and(|&(t, _)| t <= dep) {
-                link.delay = link
-                    .delay_changes
-                    .pop_front()
-                    .map(|c| c.1)
-                    .unwrap_or(link.delay);
+            while let Some(&(t, d)) = link.delay_changes.front() {
+                if t > dep {
+                    break;
+                }
+                link.delay = d;
+                link.delay_changes.pop_front();
             }
-            let at = (dep + link.delay).max(link.last_arrival);
-            link.last_arrival = at;
+            // FIFO when the delay shrinks: never before the packet ahead (a packet already
+            // arrived did so by `now`, before `dep + delay`).
+            let ahead = link.delay_line.back().map_or(Instant::ZERO, |e| e.0);
+            let at = (dep + link.delay).max(ahead);
             if link.delay_line.is_empty() {
                 self.q.schedule(at, Event::LinkArrive(l as u32));
             }
@@ -964,7 +957,7 @@ impl World {
             let fl = &mut self.flows[f];
             let snd = &self.eps[2 * f].ep;
             let rcv = &self.eps[2 * f + 1].ep;
-            let goodput = (fl.read - fl.sampled_read) as f64 * 8.0 / dt * 1e-6;
+            let goodput = mbps(fl.read - fl.sampled_read, dt);
             fl.sampled_read = fl.read;
             let owd_ms = if fl.interval_owd_count > 0 {
                 fl.interval_owd_sum_ns as f64 / fl.interval_owd_count as f64 * 1e-6
@@ -974,12 +967,12 @@ impl World {
             fl.interval_owd_sum_ns = 0;
             fl.interval_owd_count = 0;
             let sent = snd.stats().data_bytes_sent;
-            let sent_mbps = (sent - fl.sampled_sent) as f64 * 8.0 / dt * 1e-6;
+            let sent_mbps = mbps(sent - fl.sampled_sent, dt);
             fl.sampled_sent = sent;
             let cc = snd.congestion_control();
             let pacing = cc
                 .pacing_rate()
-                .map(|r| r.as_bps() as f64 * 1e-6)
+                .map(|r| r.as_mbps_f64())
                 .unwrap_or(f64::NAN);
             let rate_state = cc.rate_state().map(rate_state_code).unwrap_or(f64::NAN);
             let vals = [
@@ -1008,7 +1001,7 @@ impl World {
             let vals = [
                 l.queue.len_packets() as f64,
                 l.queue.len_bytes() as f64,
-                (l.tx_bytes - l.sampled_tx_bytes) as f64 * 8.0 / dt * 1e-6,
+                mbps(l.tx_bytes - l.sampled_tx_bytes, dt),
                 (drops - l.sampled_drops) as f64,
             ];
             l.sampled_tx_bytes = l.tx_bytes;
@@ -1228,6 +1221,11 @@ pub const FLOW_METRICS: [&str; 11] = [
     "rate_state",
 ];
 
+/// `bytes` over `dt_s` seconds, in Mbit/s (the time series' rates).
+fn mbps(bytes: u64, dt_s: f64) -> f64 {
+    bytes as f64 * 8.0 / dt_s * 1e-6
+}
+
 /// `rate_state` in the time series: the rate-based framework's state as a number (thesis
 /// Figure 4.2(b)); window-based senders record NaN.
 fn rate_state_code(s: tcplab_core::rate::RateState) -> f64 {
@@ -1239,6 +1237,7 @@ fn rate_state_code(s: tcplab_core::rate::RateState) -> f64 {
         Monitor => 3.0,
     }
 }
+
 /// Per-link time-series metrics.
 pub const LINK_METRICS: [&str; 4] = ["queue_packets", "queue_bytes", "tx_mbps", "drops"];
 

@@ -342,10 +342,7 @@ fn timeseries_has_every_flow_and_link_metric() {
     // 50 samples at 100 ms, 11 flow metrics + 2 links x 4 link metrics each.
     assert_eq!(ts.time_ns.len(), 50 * (11 + 8));
     assert_eq!(ts.time_ns.len(), ts.value.len());
-    let goodput: Vec<f64> = (0..ts.value.len())
-        .filter(|&i| ts.entity[i] == 0 && ts.metrics[ts.metric[i] as usize] == "goodput_mbps")
-        .map(|i| ts.value[i])
-        .collect();
+    let goodput = series(&out, 0, "goodput_mbps");
     assert_eq!(goodput.len(), 50);
     assert!(goodput[40] > 8.0, "{goodput:?}");
 }
@@ -470,11 +467,7 @@ fn link_delay_changes_mid_run_and_stays_fifo() {
     let f = &out.summary.flows[0];
     assert_eq!((f.retransmits, f.fast_retransmits), (0, 0));
     assert_eq!(out.summary.links[0].drops.queue, 0);
-    let ts = &out.timeseries;
-    let srtt: Vec<f64> = (0..ts.value.len())
-        .filter(|&i| ts.entity[i] == 0 && ts.metrics[ts.metric[i] as usize] == "srtt_ms")
-        .map(|i| ts.value[i])
-        .collect();
+    let srtt = series(&out, 0, "srtt_ms");
     // Samples at 100 ms: 2.9 s (before), 5.9 s (after the rise), 8.9 s (restored).
     assert!(srtt[28] < 60.0, "{}", srtt[28]);
     assert!(srtt[58] > 90.0, "{}", srtt[58]);

@@ -198,34 +198,28 @@ fn runs_are_deterministic_with_rate_error_injection() {
 /// Start, the state is one of the four codes, and a window-based flow records NaN for both.
 #[test]
 fn timeseries_records_pacing_rate_and_state() {
-    let series = |cc: CcKind, metric: &str| -> Vec<f64> {
+    let run = |cc: CcKind| {
         let mut s = deep(cc);
         s.duration = Duration::from_secs(10);
-        let out = run_ok(&s);
-        let ts = &out.timeseries;
-        (0..ts.value.len())
-            .filter(|&i| ts.entity[i] == 0 && ts.metrics[ts.metric[i] as usize] == metric)
-            .map(|i| ts.value[i])
-            .collect()
+        run_ok(&s)
     };
-    let pacing = series(CcKind::PropRateHigh, "pacing_rate_mbps");
+    let (prop, cubic) = (run(CcKind::PropRateHigh), run(CcKind::Cubic));
+    let pacing = series(&prop, 0, "pacing_rate_mbps");
     let late = &pacing[pacing.len() / 2..];
     assert!(late.iter().all(|r| (5.0..15.0).contains(r)), "{late:?}");
-    let states = series(CcKind::PropRateHigh, "rate_state");
+    let states = series(&prop, 0, "rate_state");
     assert!(
         states.iter().all(|s| [0.0, 1.0, 2.0, 3.0].contains(s)),
         "{states:?}"
     );
     assert!(states.contains(&1.0) && states.contains(&2.0), "{states:?}");
-    let sent = series(CcKind::PropRateHigh, "sent_mbps");
+    let sent = series(&prop, 0, "sent_mbps");
     let mean = sent.iter().sum::<f64>() / sent.len() as f64;
     assert!((8.0..10.5).contains(&mean), "{mean}");
-    assert!(series(CcKind::Cubic, "pacing_rate_mbps")
+    assert!(series(&cubic, 0, "pacing_rate_mbps")
         .iter()
         .all(|r| r.is_nan()));
-    assert!(series(CcKind::Cubic, "rate_state")
-        .iter()
-        .all(|r| r.is_nan()));
+    assert!(series(&cubic, 0, "rate_state").iter().all(|r| r.is_nan()));
 }
 
 /// A cellular link that slows to a trickle for 10 s (2 Mbit/s, then 16 kbit/s, then 2 Mbit/s

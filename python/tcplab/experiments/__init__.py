@@ -64,6 +64,24 @@ class Figure:
     caption: str
 
 
+def pyplot() -> Any:
+    """matplotlib.pyplot on the file-only Agg backend (reproductions never open a window)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig: Any, path: Path, caption: str) -> Figure:
+    """Lay out, write (110 dpi) and close ``fig``; returns the report's entry for it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+    return Figure(path, caption)
+
+
 @dataclass
 class Report:
     paper: str

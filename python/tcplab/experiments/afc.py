@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from . import Context, Figure, Report, Row
+from . import Context, Figure, Report, Row, pyplot, save_figure
 
 PAPER = (
     "S. Sanadhya and R. Sivakumar, \"Rethinking TCP flow control for smartphones and tablets\", "
@@ -461,11 +461,7 @@ def reproduce(ctx: Context) -> Report:
 def _figures(out: Path, p: _Plan, frac: dict[str, list[float]], b_def: dict[int, float], b_afc: dict[int, float],
              c_ind: dict[int, list[float]], f7a: Any, f7b: Any, f7c: Any, f7d: Any, f7e: Any, f7f: Any,
              patterns: list[tuple[int, int]]) -> list[Figure]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     figs: list[Figure] = []
     colors = {"ideal": "0.6", "default": "tab:red", "afc": "tab:blue"}
 
@@ -506,12 +502,9 @@ def _figures(out: Path, p: _Plan, frac: dict[str, list[float]], b_def: dict[int,
     ax.set_title("(c) fairness among AFC flows (dots: each flow)")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out / "afc-fig6.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    figs.append(Figure(path, "Figure 6: (a) throughput in the Table 3 scenarios, (b) AFC among default flows, "
-                             "(c) AFC among AFC flows (dumbbell of Figure 5)"))
+    figs.append(save_figure(fig, out / "afc-fig6.png",
+                            "Figure 6: (a) throughput in the Table 3 scenarios, (b) AFC among default flows, "
+                            "(c) AFC among AFC flows (dumbbell of Figure 5)"))
 
     # Figure 7.
     fig, axs = plt.subplots(2, 3, figsize=(15, 8))
@@ -552,10 +545,7 @@ def _figures(out: Path, p: _Plan, frac: dict[str, list[float]], b_def: dict[int,
     ax.set_ylabel("goodput (Mbit/s)")
     ax.set_title("(f) read/idle patterns (slots of 1 RTT), 15 Mbit/s")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = out / "afc-fig7.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    figs.append(Figure(path, "Figure 7: sensitivity of default TCP and AFC to (a) RTT, (b) fluctuation period, "
-                             "(c) peak read rate, (d, e) network rates, (f) read/idle pattern"))
+    figs.append(save_figure(fig, out / "afc-fig7.png",
+                            "Figure 7: sensitivity of default TCP and AFC to (a) RTT, (b) fluctuation period, "
+                            "(c) peak read rate, (d, e) network rates, (f) read/idle pattern"))
     return figs

@@ -15,7 +15,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from . import Context, Figure, Report, Row
+from . import Context, Report, Row, pyplot, save_figure
 
 PAPER = (
     "Leong Wai Kay, A Rate-based TCP Congestion Control Framework for Cellular Data Networks, "
@@ -65,15 +65,6 @@ def _median(xs: list[float]) -> float | None:
     return statistics.median(xs) if xs else None
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 # ----------------------------------------------------------------------------- chapter 5
 
 
@@ -118,7 +109,7 @@ def slow_uplink(ctx: Context, rep: Report) -> None:
         Row("fig5.5-rre-vs-cubic", "below-threshold", "rre-vs-cubic", "goodput_ratio_median", "", _median(ratio)),
         Row("fig5.5-rre-vs-cubic", "below-threshold", "rre", "configs", "", float(len(below))),
     ]
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
     for d in downs:
         ax[0].plot([_mbps(u) * 1000 for u in ups], [util["cubic"][(d, u)] for u in ups], marker="o", label=f"down {d}")
@@ -133,11 +124,7 @@ def slow_uplink(ctx: Context, rep: Report) -> None:
     ax[1].set_xlabel("CUBIC goodput (Mbit/s)")
     ax[1].set_ylabel("RRE goodput (Mbit/s)")
     ax[1].set_title("Fig. 5.5: slow uplinks (below threshold)")
-    fig.tight_layout()
-    p = ctx.out / "fig5_4_5_5_slow_uplink.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    rep.figures.append(Figure(p, "Figures 5.4 and 5.5: CUBIC utilisation vs uplink; RRE vs CUBIC below the threshold"))
+    rep.figures.append(save_figure(fig, ctx.out / "fig5_4_5_5_slow_uplink.png", "Figures 5.4 and 5.5: CUBIC utilisation vs uplink; RRE vs CUBIC below the threshold"))
 
 
 def concurrent_upload(ctx: Context, rep: Report) -> None:
@@ -190,7 +177,7 @@ def concurrent_upload(ctx: Context, rep: Report) -> None:
                             "Our Vegas (Linux tcp_vegas rules) is no more starved than Reno/CUBIC/Westwood here: behind a full "
                             "uplink buffer every ACK-clocked variant is limited by the same ACK delay; the thesis's ns-2 Vegas "
                             "also reduced its window on the inflated RTT (starved = under 5% of the downlink, our definition)."))
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for cc in CH5_BASELINES:
         xs = sorted(min(x, 100.0) for x in ratios[cc])
@@ -201,11 +188,7 @@ def concurrent_upload(ctx: Context, rep: Report) -> None:
     ax.axvspan(2, 4, color="0.9")
     ax.legend()
     ax.set_title("Fig. 5.6 (shaded: the thesis's 2-4x)")
-    fig.tight_layout()
-    p = ctx.out / "fig5_6_concurrent_upload.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    rep.figures.append(Figure(p, f"Figure 5.6: CDF over {n} configurations of the goodput ratio RRE / other"))
+    rep.figures.append(save_figure(fig, ctx.out / "fig5_6_concurrent_upload.png", f"Figure 5.6: CDF over {n} configurations of the goodput ratio RRE / other"))
 
 
 def normal(ctx: Context, rep: Report) -> None:
@@ -222,7 +205,7 @@ def normal(ctx: Context, rep: Report) -> None:
     for cc in CH5_BASELINES:
         rep.rows.append(Row("fig5.7-normal", "all", f"rre-vs-{cc}", "goodput_ratio_median", "",
                             _median([a / b for a, b in zip(good["rre"], good[cc]) if b > 0])))
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
     for cc in variants:
         ax[0].plot([d / 1000 for d in downs], good[cc], marker="o", label=cc)
@@ -239,18 +222,14 @@ def normal(ctx: Context, rep: Report) -> None:
     ax[1].set_ylabel("goodput (Mbit/s, 0.5 s mean)")
     ax[1].set_title(f"Fig. 5.8: time traces at {downs[i] / 1000:g} Mbit/s")
     ax[1].legend(fontsize=7)
-    fig.tight_layout()
-    p = ctx.out / "fig5_7_5_8_normal.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    rep.figures.append(Figure(p, "Figures 5.7 and 5.8: goodput under normal conditions"))
+    rep.figures.append(save_figure(fig, ctx.out / "fig5_7_5_8_normal.png", "Figures 5.7 and 5.8: goodput under normal conditions"))
 
 
 def fluctuation(ctx: Context, rep: Report) -> None:
     """Figure 5.9: RRE and CUBIC while the RTT and the downlink rate change."""
     jobs = [ctx.scenario(P, "fluctuation", {"flows.0.cc": cc}) for cc in ("rre", "cubic")]
     res = ctx.run_all(jobs, "fluctuation (Fig. 5.9)")
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     # Phases between the changes (RTT at 4, 8, 20 s; bandwidth at 15, 24, 30 s).
     phases = [("0-4s", 0, 4, 3.0), ("4-8s", 4, 8, 3.0), ("8-15s", 8, 15, 3.0), ("15-20s", 15, 20, 2.0),
@@ -281,11 +260,7 @@ def fluctuation(ctx: Context, rep: Report) -> None:
             a.axvline(t, color="grey", ls="--", lw=0.6)
     ax[0].set_title("Fig. 5.9: RTT 100 -> 150 (4 s) -> 200 (8 s) -> 100 ms (20 s); "
                     "bandwidth 3 -> 2 (15 s) -> 5 (24 s) -> 3 Mbit/s (30 s)", fontsize=9)
-    fig.tight_layout()
-    p = ctx.out / "fig5_9_fluctuation.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    rep.figures.append(Figure(p, "Figure 5.9: RRE and CUBIC under RTT (dashed lines) and bandwidth (dotted: capacity) changes"))
+    rep.figures.append(save_figure(fig, ctx.out / "fig5_9_fluctuation.png", "Figure 5.9: RRE and CUBIC under RTT (dashed lines) and bandwidth (dotted: capacity) changes"))
 
 
 def friendliness(ctx: Context, rep: Report) -> None:
@@ -301,7 +276,7 @@ def friendliness(ctx: Context, rep: Report) -> None:
     ]
     res = ctx.run_all(jobs, "friendliness (Fig. 5.10)")
     n = len(grid)
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for k, (a, b) in enumerate(pairs):
         jain = sorted(r.summary["jain_fairness"] for r in res[k * n : (k + 1) * n])
@@ -317,11 +292,7 @@ def friendliness(ctx: Context, rep: Report) -> None:
     ax.set_ylabel("CDF")
     ax.legend(fontsize=7)
     ax.set_title("Fig. 5.10: two 10 MB downloads, second started 1-10 s later")
-    fig.tight_layout()
-    p = ctx.out / "fig5_10_friendliness.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    rep.figures.append(Figure(p, "Figure 5.10: Jain's index of contending flows (first-vs-second)"))
+    rep.figures.append(save_figure(fig, ctx.out / "fig5_10_friendliness.png", "Figure 5.10: Jain's index of contending flows (first-vs-second)"))
 
 
 # ----------------------------------------------------------------------------- chapter 6
@@ -338,7 +309,7 @@ def traces(ctx: Context, rep: Report) -> dict[tuple[str, str], dict[str, float]]
     jobs = [ctx.scenario(P, "trace", {**_trace_overrides(t), "flows.0.cc": _ch6_cc(cc), "duration": dur}) for t in names for cc in CH6]
     res = ctx.run_all(jobs, "traces (Fig. 6.1-6.4)")
     out: dict[tuple[str, str], dict[str, float]] = {}
-    plt = _plt()
+    plt = pyplot()
     cols = min(3, len(names))
     rows = math.ceil(len(names) / cols)
     fig, axs = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
@@ -369,11 +340,7 @@ def traces(ctx: Context, rep: Report) -> dict[tuple[str, str], dict[str, float]]
         ax.set_title(t, fontsize=9)
         if ti == 0:
             ax.legend(fontsize=6)
-    fig.tight_layout()
-    p = ctx.out / "fig6_1_traces.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    rep.figures.append(Figure(p, "Figures 6.1-6.4: throughput vs one-way delay per trace (dotted: trace capacity, 20 ms propagation)"))
+    rep.figures.append(save_figure(fig, ctx.out / "fig6_1_traces.png", "Figures 6.1-6.4: throughput vs one-way delay per trace (dotted: trace capacity, 20 ms propagation)"))
     # The qualitative claims of 6.2.2, over the traces.
     lo_vs_cubic = [out[(t, "cubic")]["owd_p95_ms"] / out[(t, "proprate-low")]["owd_p95_ms"] for t in names]
     lo_vs_vegas = [out[(t, "proprate-low")]["throughput_mbps"] / max(out[(t, "vegas")]["throughput_mbps"], 1e-9) for t in names]
@@ -411,7 +378,7 @@ def congested_uplink(ctx: Context, rep: Report) -> None:
         jobs.append(ctx.scenario(P, "congested-uplink", {**base, "flows.0.cc": _ch6_cc(cc)}))
         jobs.append(ctx.scenario(P, "trace", {**base, "flows.0.cc": _ch6_cc(cc)}))
     res = ctx.run_all(jobs, "congested uplink (Fig. 6.5)")
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(1, 2, figsize=(11, 4))
     for ci, cc in enumerate(ccs):
         with_up, alone = _flow(res[2 * ci]), _flow(res[2 * ci + 1])
@@ -438,11 +405,7 @@ def congested_uplink(ctx: Context, rep: Report) -> None:
     ax[1].set_ylabel("downstream goodput (Mbit/s, 100 ms)")
     ax[1].set_title("Fig. 6.6 (our receive-side view)")
     ax[1].legend()
-    fig.tight_layout()
-    p = ctx.out / "fig6_5_6_6_congested_uplink.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    rep.figures.append(Figure(p, "Figures 6.5 and 6.6: download with a concurrent CUBIC upload"))
+    rep.figures.append(save_figure(fig, ctx.out / "fig6_5_6_6_congested_uplink.png", "Figures 6.5 and 6.6: download with a concurrent CUBIC upload"))
 
 
 def robustness(ctx: Context, rep: Report) -> None:
@@ -457,7 +420,7 @@ def robustness(ctx: Context, rep: Report) -> None:
         for cv in cvs
     ]
     res = ctx.run_all(jobs, "estimation error (Fig. 6.7)")
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for k, cc in enumerate(ccs):
         fl = [_flow(r) for r in res[k * len(cvs) : (k + 1) * len(cvs)]]
@@ -478,11 +441,7 @@ def robustness(ctx: Context, rep: Report) -> None:
     ax.set_ylabel("throughput (Mbit/s)")
     ax.set_title(f"Fig. 6.7: error CV 0-100% on rho ({t})")
     ax.legend()
-    fig.tight_layout()
-    p = ctx.out / "fig6_7_estimation_error.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    rep.figures.append(Figure(p, "Figure 6.7: PropRate with estimation errors (labels: coefficient of variation)"))
+    rep.figures.append(save_figure(fig, ctx.out / "fig6_7_estimation_error.png", "Figure 6.7: PropRate with estimation errors (labels: coefficient of variation)"))
 
 
 def reproduce(ctx: Context) -> Report:

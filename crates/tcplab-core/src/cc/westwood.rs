@@ -49,7 +49,7 @@ impl Westwood {
 
     /// BWE, the filtered bandwidth estimate.
     pub fn bandwidth_estimate(&self) -> Bandwidth {
-        Bandwidth((self.bw_est * 8.0).round() as u64)
+        Bandwidth::from_bps_f64(self.bw_est * 8.0)
     }
 
     pub fn min_rtt(&self) -> Option<Duration> {

@@ -214,30 +214,23 @@ impl SlidingWindowRate {
         if complete > self.cfg.max_timestamps {
             self.window.pop_front();
         }
-        // At most 500 ms: the interval is (end - max_span, end], end the newest complete
-        // timestamp. An entry goes once the next one is also at or before the interval's
-        // start, so window[0] is the last arrival at or before the start (or the first
-        // arrival, if later) and everything counted lies inside the interval.
         let complete = self.window.len() - 1;
         if complete >= 2 {
+            // At most 500 ms: the interval is (end - max_span, end], end the newest complete
+            // timestamp. An entry goes once the next one is also at or before the interval's
+            // start, so window[0] is the last arrival at or before the start (or the first
+            // arrival, if later) and everything counted lies inside the interval. After a gap
+            // longer than 500 ms (an outage) the interval starts 500 ms before `end`, not at
+            // the last arrival before the gap, and not at the first arrival after it: the
+            // receiver got nothing in between, and a window shrunk to the few ticks after the
+            // gap would report the burst that ends an outage as the path's rate.
             let end = self.window[complete - 1].0;
             let cap_start = end - self.cfg.max_span.as_nanos() as i64;
             while self.window.len() >= 3 && self.window[1].0 <= cap_start {
                 self.window.pop_front();
             }
-        }
-        let complete = self.window.len() - 1;
-        if complete >= 2 {
-            let end = self.window[complete - 1].0;
-            // After a gap longer than 500 ms (an outage) the interval starts 500 ms before
-            // `end`, not at the last arrival before the gap, and not at the first arrival
-            // after it: the receiver got nothing in between, and a window shrunk to the few
-            // ticks after the gap would report the burst that ends an outage as the path's
-            // rate.
-            let start = self.window[0]
-                .0
-                .max(end - self.cfg.max_span.as_nanos() as i64);
-            let span = (end - start) as f64;
+            let complete = self.window.len() - 1;
+            let span = (end - self.window[0].0.max(cap_start)) as f64;
             let bytes: u64 = self.window.iter().take(complete).skip(1).map(|e| e.1).sum();
             let sample = bytes as f64 * 8.0 * 1e9 / span;
             self.rho_bps = Some(match self.rho_bps {
@@ -249,7 +242,7 @@ impl SlidingWindowRate {
     }
 
     pub fn rho(&self) -> Option<Bandwidth> {
-        self.rho_bps.map(|r| Bandwidth(r.round() as u64))
+        self.rho_bps.map(Bandwidth::from_bps_f64)
     }
 
     /// Overwrite the EWMA with a fresh measurement (the Monitor probe's rho', thesis 4.1.4).

@@ -218,7 +218,7 @@ impl<A: RateAlgorithm> RateFramework<A> {
             return r;
         }
         let f = (1.0 + cv * self.error_rng.normal()).max(0.0);
-        Bandwidth((r.as_bps() as f64 * f).round() as u64)
+        Bandwidth::from_bps_f64(r.as_bps() as f64 * f)
     }
 
     pub fn set_peer_ts_granularity(&mut self, g: Duration) {

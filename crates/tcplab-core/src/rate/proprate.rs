@@ -107,7 +107,7 @@ impl PropRate {
 }
 
 fn scale(rho: Bandwidth, k: f64) -> Bandwidth {
-    Bandwidth((rho.as_bps() as f64 * k).max(0.0).round() as u64)
+    Bandwidth::from_bps_f64(rho.as_bps() as f64 * k)
 }
 
 impl RateAlgorithm for PropRate {

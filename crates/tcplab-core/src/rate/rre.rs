@@ -140,10 +140,6 @@ impl Rre {
     }
 }
 
-fn bw(bps: f64) -> Bandwidth {
-    Bandwidth(bps.max(0.0).round() as u64)
-}
-
 impl RateAlgorithm for Rre {
     fn name(&self) -> &'static str {
         "rre"
@@ -156,7 +152,7 @@ impl RateAlgorithm for Rre {
     fn get_rate(&mut self, state: RateState, rho: Bandwidth, ctx: &RateContext) -> Bandwidth {
         match state {
             RateState::SlowStart => Bandwidth::ZERO,
-            RateState::BufferFill => bw(self.sigma_fill_bps(rho, ctx)),
+            RateState::BufferFill => Bandwidth::from_bps_f64(self.sigma_fill_bps(rho, ctx)),
             RateState::BufferDrain => {
                 // 5.1.1(b): "the sending rate sigma is set low at the start of this state, and
                 // is only allowed to increase, as the estimated receiving rate fluctuates".
@@ -166,10 +162,10 @@ impl RateAlgorithm for Rre {
                     _ => now,
                 };
                 self.drain = Some((ctx.epoch, s));
-                bw(s)
+                Bandwidth::from_bps_f64(s)
             }
             // 5.1.1: "For the monitor mode, we simply set sigma_m = sigma_d / 2."
-            RateState::Monitor => bw(self.sigma_drain_bps(rho, ctx) / 2.0),
+            RateState::Monitor => Bandwidth::from_bps_f64(self.sigma_drain_bps(rho, ctx) / 2.0),
         }
     }
 

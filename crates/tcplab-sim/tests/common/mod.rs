@@ -61,6 +61,15 @@ pub fn run_ok(s: &Scenario) -> tcplab_sim::RunOutput {
     out
 }
 
+/// The time series of one metric of entity `entity` (flows first, then links), in time order.
+pub fn series(out: &tcplab_sim::RunOutput, entity: u32, metric: &str) -> Vec<f64> {
+    let ts = &out.timeseries;
+    (0..ts.value.len())
+        .filter(|&i| ts.entity[i] == entity && ts.metrics[ts.metric[i] as usize] == metric)
+        .map(|i| ts.value[i])
+        .collect()
+}
+
 /// The Cellular traces shipped beside the repository (../shared/traces/cellular).
 pub fn trace_dir() -> Option<std::path::PathBuf> {
     let d =
