@@ -1,7 +1,10 @@
 //! TCP Vegas (Brakmo & Peterson, IEEE JSAC 13(8), 1995, section 3.2 "Congestion Avoidance"
-//! and 3.3 "Modified Slow-Start"), with the epoch and loss handling of Linux tcp_vegas.c:
-//! once per RTT, Diff = (Expected - Actual) x BaseRTT with Expected = cwnd / BaseRTT and
-//! Actual = cwnd / RTT; Diff < alpha: +1 segment, Diff > beta: -1 segment, else hold.
+//! and 3.3 "Modified Slow-Start") as Linux tcp_vegas.c runs it, since the thesis's baseline
+//! (chapter 6) is Linux's Vegas: once per RTT, with RTT the minimum sample of the epoch,
+//! Diff = floor(cwnd x (RTT - BaseRTT) / BaseRTT) segments; Diff < alpha: +1 segment,
+//! Diff > beta: -1 segment and ssthresh = min(ssthresh, cwnd), else hold. The last step keeps
+//! a shrinking window out of slow start: without it the next ACK grows it straight back.
+//! Epochs with 2 or fewer RTT samples are not judged (likely delayed ACKs only).
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::tcp::rtt::RttEstimator;
@@ -36,6 +39,8 @@ pub struct Vegas {
     base_rtt: Option<Duration>,
     /// Minimum RTT sample of the current epoch (Linux: filters delayed-ACK noise).
     epoch_rtt: Option<Duration>,
+    /// RTT samples in the current epoch (Linux `cntRTT`).
+    epoch_samples: u32,
     /// New bytes sent and bytes cumulatively acked since the start.
     sent: u64,
     acked: u64,
@@ -57,6 +62,7 @@ impl Vegas {
             ssthresh: u64::MAX,
             base_rtt: None,
             epoch_rtt: None,
+            epoch_samples: 0,
             sent: 0,
             acked: 0,
             epoch_end: None,
@@ -71,38 +77,45 @@ impl Vegas {
         self.cwnd < self.ssthresh
     }
 
-    /// Diff in segments: cwnd x (RTT - BaseRTT) / RTT.
-    fn diff(&self, rtt: Duration, base: Duration) -> f64 {
-        let cwnd_pkts = self.cwnd as f64 / self.mss as f64;
-        cwnd_pkts * (rtt.as_nanos() - base.as_nanos().min(rtt.as_nanos())) as f64
-            / rtt.as_nanos().max(1) as f64
+    /// Diff in whole segments as Linux computes it: floor(cwnd x (RTT - BaseRTT) / BaseRTT).
+    /// (The paper's (Expected - Actual) x BaseRTT divides by RTT instead; Linux's value is
+    /// larger, so it backs off earlier.)
+    fn diff(&self, rtt: Duration, base: Duration) -> u64 {
+        let queued = rtt.as_nanos().saturating_sub(base.as_nanos()) as u128;
+        (self.cwnd as u128 * queued / (base.as_nanos().max(1) as u128 * self.mss as u128)) as u64
     }
 
     fn end_epoch(&mut self, bytes_acked: u64) {
-        if let (Some(rtt), Some(base)) = (self.epoch_rtt, self.base_rtt) {
-            let diff = self.diff(rtt, base);
-            if self.in_slow_start() {
-                if diff <= self.cfg.gamma {
-                    self.cwnd += bytes_acked.min(self.mss);
-                } else {
+        match (self.epoch_rtt, self.base_rtt) {
+            (Some(rtt), Some(base)) if self.epoch_samples > 2 => {
+                let diff = self.diff(rtt, base) as f64;
+                if self.in_slow_start() && diff > self.cfg.gamma {
                     // 3.3: leave slow start when the queue grows beyond gamma; Linux sets
                     // cwnd to the expected-rate window + 1 segment.
                     let target = (self.cwnd as u128 * base.as_nanos() as u128
                         / rtt.as_nanos().max(1) as u128) as u64;
                     self.cwnd = self.cwnd.min(target + self.mss);
-                    self.ssthresh = self.cwnd.saturating_sub(self.mss).max(2 * self.mss);
+                    self.ssthresh = self.ssthresh.min(self.cwnd);
+                } else if self.in_slow_start() {
+                    self.cwnd += bytes_acked.min(self.mss);
+                } else if diff > self.cfg.beta {
+                    self.cwnd -= self.mss;
+                    self.ssthresh = self.ssthresh.min(self.cwnd);
+                } else if diff < self.cfg.alpha {
+                    self.cwnd += self.mss;
                 }
-            } else if diff < self.cfg.alpha {
-                self.cwnd += self.mss;
-            } else if diff > self.cfg.beta {
-                self.cwnd -= self.mss;
+                self.cwnd = self.cwnd.max(2 * self.mss);
+                // Linux tcp_current_ssthresh(): ssthresh = max(ssthresh, 3/4 cwnd).
+                self.ssthresh = self.ssthresh.max(self.cwnd / 2 + self.cwnd / 4);
             }
-            self.cwnd = self.cwnd.max(2 * self.mss);
-        } else if self.in_slow_start() {
-            self.cwnd += bytes_acked.min(self.mss);
+            // Too few samples to judge: Linux falls back to Reno for this ACK, which in
+            // congestion avoidance adds a negligible 1/cwnd.
+            _ if self.in_slow_start() => self.cwnd += bytes_acked.min(self.mss),
+            _ => {}
         }
         self.epoch_end = Some(self.sent);
         self.epoch_rtt = None;
+        self.epoch_samples = 0;
     }
 }
 
@@ -121,6 +134,7 @@ impl CongestionControl for Vegas {
         if let Some(r) = ack.rtt {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
             self.epoch_rtt = Some(self.epoch_rtt.map_or(r, |b| b.min(r)));
+            self.epoch_samples += 1;
         }
         self.acked += ack.bytes_acked;
         if ack.in_recovery {
@@ -157,6 +171,7 @@ impl CongestionControl for Vegas {
         };
         self.epoch_end = Some(self.sent);
         self.epoch_rtt = None;
+        self.epoch_samples = 0;
     }
 
     fn congestion_window(&self) -> u64 {
@@ -196,7 +211,7 @@ mod tests {
 
     fn in_avoidance(cwnd_pkts: u64) -> Vegas {
         let mut v = Vegas::new(MSS, cwnd_pkts * MSS as u64);
-        v.ssthresh = 0; // congestion avoidance
+        v.ssthresh = v.cwnd; // congestion avoidance, as after Vegas's slow-start exit
         v.base_rtt = Some(Duration::from_millis(100));
         v
     }
@@ -216,13 +231,13 @@ mod tests {
 
     #[test]
     fn plus_one_minus_one_hold_per_rtt() {
-        // Brakmo & Peterson 3.2: Diff = cwnd (RTT - BaseRTT) / RTT segments, alpha = 2,
-        // beta = 4, BaseRTT = 100 ms, cwnd 20:
-        // round 1 (105 ms) judged in round 2: Diff = 20 x 5/105 = 0.95 < 2 -> 21;
-        // round 2 (105 ms) judged in round 3 (min sample 105): Diff = 1.0 -> 22;
+        // Linux: Diff = floor(cwnd (RTT - BaseRTT) / BaseRTT) segments, alpha = 2, beta = 4,
+        // BaseRTT = 100 ms, cwnd 20:
+        // round 1 (105 ms) judged in round 2: Diff = floor(20 x 5/100) = 1 < 2 -> 21;
+        // round 2 (105 ms) judged in round 3 (min sample 105): Diff = 1 -> 22;
         // round 3 (125 ms) is judged with the first ACK of round 4 (also 125 ms):
-        // Diff = 22 x 25/125 = 4.4 > 4 -> 21;
-        // rounds 5, 6 (115 ms): Diff = 21 x 15/115 = 2.7 in [2, 4] -> hold.
+        // Diff = floor(22 x 25/100) = 5 > 4 -> 21;
+        // rounds 5, 6 (115 ms): Diff = floor(21 x 15/100) = 3 in [2, 4] -> hold.
         let mut v = in_avoidance(20);
         assert_eq!(
             rounds(&mut v, &[105, 105, 125, 125, 115, 115]),
@@ -242,13 +257,52 @@ mod tests {
         // 3.3: slow start while Diff <= gamma = 1. Rounds at 100 ms: 4 -> 8 -> 16 -> 32
         // segments. The 150 ms round is judged in the next: Diff = 32 x 50/150 = 10.7 > 1,
         // so (Linux) cwnd = min(cwnd, expected + 1) with expected = 32000 x 100/150 = 21333
-        // bytes, ssthresh = cwnd - 1 segment; no more slow-start growth.
+        // bytes, ssthresh = cwnd; no more slow-start growth.
         let mut v = Vegas::new(MSS, 4 * MSS as u64);
         assert_eq!(rounds(&mut v, &[100, 100, 150]), [8, 16, 32]);
         assert_eq!(v.ssthresh(), u64::MAX);
         epoch(&mut v, 150);
         assert_eq!(v.congestion_window(), 22_333);
-        assert_eq!(v.ssthresh(), 21_333);
+        assert_eq!(v.ssthresh(), 22_333);
+        epoch(&mut v, 150);
+        assert!(v.congestion_window() < 22_333, "{}", v.congestion_window());
+    }
+
+    #[test]
+    fn a_standing_queue_shrinks_the_window_every_rtt() {
+        // After slow start ends, a queue that stays above beta must take one segment off
+        // every RTT. (A decrease that leaves cwnd below ssthresh re-enters slow start, which
+        // grew the window straight back: Vegas sat at a fixed window on the cellular traces.)
+        let mut v = Vegas::new(MSS, 4 * MSS as u64);
+        // The first 300 ms round is judged with the first ACK of the next one.
+        rounds(&mut v, &[100, 100, 100, 100, 300, 300]);
+        assert!(!v.in_slow_start());
+        let w = rounds(&mut v, &[300; 12]);
+        for pair in w.windows(2) {
+            assert_eq!(pair[1] + 1, pair[0], "{w:?}");
+        }
+    }
+
+    #[test]
+    fn an_epoch_with_two_samples_is_not_judged() {
+        // Linux judges an epoch only with 3 or more RTT samples (2 are likely delayed ACKs).
+        let mut v = in_avoidance(20);
+        assert_eq!(rounds(&mut v, &[100, 100]), [20, 21]);
+        // A round acknowledged by two stretch ACKs: its first ACK closes round 2's epoch
+        // (+1); its second and the next round's first are the only samples of its own.
+        v.on_packet_sent(Instant::ZERO, 22 * MSS, 0, false);
+        let rtt = RttEstimator::default();
+        for _ in 0..2 {
+            let ack = AckSample {
+                bytes_acked: 11 * MSS as u64,
+                rtt: Some(Duration::from_millis(300)),
+                ..Default::default()
+            };
+            v.on_ack(Instant::ZERO, &ack, &rtt);
+        }
+        assert_eq!(v.congestion_window(), 22 * MSS as u64);
+        // Diff = 22 x 200/100 = 44 > beta, but that epoch is not judged; the next one is.
+        assert_eq!(rounds(&mut v, &[300, 300]), [22, 21]);
     }
 
     #[test]
