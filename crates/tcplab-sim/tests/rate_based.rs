@@ -253,3 +253,27 @@ fn a_near_outage_does_not_fill_the_buffer() {
         l.max_queue_packets
     );
 }
+
+#[test]
+fn rre_feedback_delay_srtt_drains_gently_behind_a_slow_uplink() {
+    // Thesis 5.2.3's slow uplink (1 Mbit/s down, 10 kbit/s up): the ACKs queue on the
+    // uplink, so the feedback on a fill or drain arrives seconds late. With RTT = RTT_min in
+    // (5.5)/(5.6) RRE drains at rho/2 for all that time and empties the buffer; with the
+    // smoothed RTT (`rre_feedback_delay = "srtt"`) its drain rate stays close to rho.
+    let goodput = |d: tcplab_core::rate::rre::FeedbackDelay| {
+        let mut s = p2p(
+            "slow-uplink",
+            fixed(1_000_000, 50, 2000),
+            fixed(10_000, 50, 700),
+            60,
+        );
+        s.flows[0].tcp.cc = CcKind::Rre;
+        s.flows[0].tcp.nagle = false;
+        s.flows[0].tcp.rre_feedback_delay = d;
+        s.flows[0].bytes = Some(1_000_000);
+        run_ok(&s).summary.flows[0].goodput_mbps
+    };
+    use tcplab_core::rate::rre::FeedbackDelay::*;
+    let (min, srtt) = (goodput(RttMin), goodput(Srtt));
+    assert!(srtt > 1.1 * min, "srtt {srtt} vs RTT_min {min} Mbit/s");
+}

@@ -101,11 +101,34 @@ def slow_uplink(ctx: Context, rep: Report) -> None:
     rre_u = [util["rre"][g] for g in below]
     ratio = [util["rre"][g] / util["cubic"][g] for g in below if util["cubic"][g] > 0]
     frac80 = sum(x >= 0.8 for x in rre_u) / len(rre_u) if rre_u else None
+    # Ablation: which delay (5.5)/(5.6) divide by. The default is RTT_min (section 6.2.1);
+    # behind a slow uplink the feedback actually takes the smoothed RTT, ACK queueing included.
+    abl = ctx.run_all(
+        [
+            ctx.scenario(P, "slow-uplink", {"topology.downlink.rate": d, "topology.uplink.rate": u, "flows.0.cc": "rre",
+                                            "flows.0.tcp.rre_feedback_delay": "srtt"})
+            for d, u in below
+        ],
+        "slow uplink, RRE with (5.5)/(5.6) over the smoothed RTT (ablation)",
+    )
+    srtt_u = [_flow(r)["goodput_mbps"] / _mbps(g[0]) for g, r in zip(below, abl)]
+    frac80_srtt = sum(x >= 0.8 for x in srtt_u) / len(srtt_u) if srtt_u else None
+    missed = [x for x in rre_u if x < 0.8]
+    short = ((f"The configurations below 80% reach {min(missed):.2f}-{max(missed):.2f}. " if missed else "") +
+             "Two causes: the 1 MB transfer's own ceiling is low at "
+             "high downlink rates (rows utilization_fast_uplink: our goodput counts from the SYN, so the handshake, "
+             "Slow Start's bursts and the last packet's propagation are in it; ns-2's one-way TCP agents have no "
+             "handshake), and behind a slow uplink RRE drains at rho/2 (RTT = RTT_min in (5.6)) while the feedback "
+             "takes seconds (the srtt ablation row). " + NS2)
     rep.rows += [
         Row("fig5.5-rre-vs-cubic", "below-threshold", "rre", "fraction_util_ge_80pct", "", frac80, 0.9,
-            note="" if frac80 is None or frac80 >= 0.72 else
-            "Our 1 MB transfers include RRE's Slow Start bursts, whose feedback waits behind the same slow uplink; "
-            "the thesis's 'close to 80% for 90%' may count utilisation once RRE has its estimate (it does not say). " + NS2),
+            note="" if frac80 is None or frac80 >= 0.72 else "thesis: 'close to 80% for 90% of the scenarios'. " + short),
+        Row("fig5.5-rre-vs-cubic", "below-threshold", "rre", "fraction_util_ge_75pct", "",
+            sum(x >= 0.75 for x in rre_u) / len(rre_u) if rre_u else None,
+            note="'close to 80%' read as at least 75%."),
+        Row("fig5.5-rre-vs-cubic", "below-threshold", "rre-srtt-feedback", "fraction_util_ge_80pct", "", frac80_srtt,
+            note="Ablation (tcp key rre_feedback_delay = \"srtt\"): the smoothed RTT instead of RTT_min in "
+                 "equations (5.5)/(5.6)."),
         Row("fig5.5-rre-vs-cubic", "below-threshold", "rre-vs-cubic", "goodput_ratio_median", "", _median(ratio)),
         Row("fig5.5-rre-vs-cubic", "below-threshold", "rre", "configs", "", float(len(below))),
     ]

@@ -189,6 +189,13 @@ impl Cc {
         }
     }
 
+    /// RRE (`CcKind::Rre`) only: which delay equations (5.5)/(5.6) use. No-op otherwise.
+    pub fn set_rre_feedback_delay(&mut self, d: crate::rate::rre::FeedbackDelay) {
+        if let Cc::Rre(c) = self {
+            c.algorithm_mut().set_feedback_delay(d);
+        }
+    }
+
     /// The rate-based framework's state (thesis Figure 4.2(b)); None for window-based ones.
     pub fn rate_state(&self) -> Option<crate::rate::RateState> {
         match self {

@@ -12,20 +12,29 @@
 //! printed (5.4) ("RTT") and the text of Figure 5.1 ("it takes t_buff + RTT for the sender to
 //! receive the feedback"), which is also the form of Table 6.1's RRE row
 //! (1 + (60 - 40) / (40 + RTT)). [`FeedbackDelay`] selects it; the default is the printed one.
+//! A third reading, the smoothed RTT, is the feedback delay (5.4) describes when ACKs queue
+//! on a slow uplink (section 5.2.3); it is offered as an ablation (scenario key
+//! `rre_feedback_delay = "srtt"`).
 
 use super::estimator::{SlidingWindowConfig, SlidingWindowRate};
 use super::{RateAlgorithm, RateContext, RateState};
 use crate::time::Duration;
 use crate::units::Bandwidth;
+use serde::{Deserialize, Serialize};
 
-/// The delay over which the buffer excess B_max - T (or deficit T - B_min) is built up.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+/// The delay over which the buffer excess B_max - T (or deficit T - B_min) is built up
+/// (scenario key `rre_feedback_delay`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FeedbackDelay {
-    /// Equations (5.4)-(5.6) as printed: RTT (= RTT_min).
+    /// Equations (5.4)-(5.6) as printed, with RTT = RTT_min (section 6.2.1).
     #[default]
-    Rtt,
+    RttMin,
     /// Figure 5.1's text and Table 6.1: t_buff at the threshold (T x MSS / rho) + RTT_min.
-    BufferPlusRtt,
+    BufferPlusRttMin,
+    /// Ablation: the smoothed RTT (RFC 6298 gain 1/8), which includes the ACKs' queueing on
+    /// the uplink, the actual delay of the feedback loop.
+    Srtt,
 }
 
 /// RRE parameters (section 5.1.2).
@@ -48,7 +57,7 @@ impl Default for RreConfig {
             min_threshold_pkts: 30.0,
             max_threshold_pkts: None,
             min_margin_pkts: 10.0,
-            feedback_delay: FeedbackDelay::Rtt,
+            feedback_delay: FeedbackDelay::RttMin,
             estimator: SlidingWindowConfig::default(),
         }
     }
@@ -89,6 +98,10 @@ impl Rre {
         }
     }
 
+    pub fn set_feedback_delay(&mut self, d: FeedbackDelay) {
+        self.cfg.feedback_delay = d;
+    }
+
     fn rtt_s(ctx: &RateContext) -> f64 {
         ctx.min_rtt
             .or(ctx.srtt)
@@ -117,10 +130,11 @@ impl Rre {
     fn feedback_s(&self, rho: Bandwidth, b: &RreBuffer, ctx: &RateContext) -> f64 {
         let rtt = Self::rtt_s(ctx);
         match self.cfg.feedback_delay {
-            FeedbackDelay::Rtt => rtt,
-            FeedbackDelay::BufferPlusRtt => {
+            FeedbackDelay::RttMin => rtt,
+            FeedbackDelay::BufferPlusRttMin => {
                 rtt + b.t_pkts * ctx.mss as f64 * 8.0 / (rho.as_bps().max(1) as f64)
             }
+            FeedbackDelay::Srtt => ctx.srtt.map_or(rtt, |d| d.as_secs_f64()),
         }
     }
 
@@ -267,13 +281,31 @@ mod tests {
         // rho with T = RTT_min = 40 ms; with BDP >= 60 pkts T = BDP, i.e. t_buff at the
         // threshold is RTT_min = 40 ms, and the excess BDP/2 = rho x 20 ms.
         let r = Rre::new(RreConfig {
-            feedback_delay: FeedbackDelay::BufferPlusRtt,
+            feedback_delay: FeedbackDelay::BufferPlusRttMin,
             ..Default::default()
         });
         let c = ctx(40, 1500, 1);
         let rho = Bandwidth::from_mbps(30); // BDP = 100 pkts
         assert!(close(r.sigma_fill_bps(rho, &c), 1.25 * 30e6));
         assert!(close(r.sigma_drain_bps(rho, &c), 0.75 * 30e6));
+    }
+
+    #[test]
+    fn srtt_feedback_spreads_the_excess_over_the_smoothed_rtt() {
+        // ctx(100 ms): srtt = 300 ms. rho = 12 Mbit/s, MSS 1500: BDP = 100 pkts, excess 50.
+        // (5.5) sigma_f = 12e6 + 50 x 12000 / 0.3 = 14 Mbit/s (RTT_min: 18 Mbit/s);
+        // (5.6) sigma_d = 12e6 - 50 x 12000 / 0.3 = 10 Mbit/s (RTT_min: 6 Mbit/s).
+        let c = ctx(100, 1500, 1);
+        let rho = Bandwidth::from_mbps(12);
+        let srtt = Rre::new(RreConfig {
+            feedback_delay: FeedbackDelay::Srtt,
+            ..Default::default()
+        });
+        assert!(close(srtt.sigma_fill_bps(rho, &c), 14e6));
+        assert!(close(srtt.sigma_drain_bps(rho, &c), 10e6));
+        let min = Rre::default();
+        assert!(close(min.sigma_fill_bps(rho, &c), 18e6));
+        assert!(close(min.sigma_drain_bps(rho, &c), 6e6));
     }
 
     #[test]

@@ -232,6 +232,7 @@ impl Endpoint {
         let mut cc = Cc::new(cfg.cc, mss, cfg.initial_cwnd_pkts as u64 * mss as u64);
         cc.set_peer_ts_granularity(cfg.ts_granularity);
         cc.set_rate_error(cfg.rate_error_cv, 0, 0);
+        cc.set_rre_feedback_delay(cfg.rre_feedback_delay);
         let our_wscale = wscale_for(cfg.rcv_buf_bytes);
         let sb =
             Scoreboard::with_capacity((cfg.snd_buf_bytes / mss as u64).min(1 << 16) as usize + 2);
@@ -438,6 +439,7 @@ impl Endpoint {
         };
         self.cc = Cc::new(kind, self.mss, iw);
         self.cc.set_peer_ts_granularity(self.peer_ts_granularity);
+        self.cc.set_rre_feedback_delay(self.cfg.rre_feedback_delay);
         let (seed, component) = self.rng_seed;
         self.cc
             .set_rate_error(self.cfg.rate_error_cv, seed, component);

@@ -15,6 +15,7 @@ use crate::cc::CcKind;
 use crate::fc::afc::RateSampling;
 use crate::fc::classic::WindowUpdate;
 use crate::fc::FcKind;
+use crate::rate::rre::FeedbackDelay;
 use crate::time::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -95,6 +96,10 @@ pub struct TcpConfig {
     /// max(0, 1 + cv x N(0,1)), a seeded error with this coefficient of variation (thesis
     /// 6.2.4, Figure 6.7). 0 = exact estimates.
     pub rate_error_cv: f64,
+    /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
+    /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
+    /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
+    pub rre_feedback_delay: FeedbackDelay,
     /// Detect spurious retransmission timeouts with F-RTO (RFC 5682: the SACK-enhanced
     /// algorithm of section 3 when SACK is negotiated, section 2's otherwise) and undo them
     /// (RFC 4015 as Linux: restore the pre-timeout cwnd, ssthresh or rate-based state and
@@ -134,6 +139,7 @@ impl Default for TcpConfig {
             afc_suppress_congestion: true,
             afc_open_window_in_recovery: false,
             rate_error_cv: 0.0,
+            rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
         }
     }
