@@ -201,7 +201,7 @@ TCP_KEYS = [
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
     "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "frto",
 ]  # fmt: skip
-FLOW_KEYS = ["name", "count", "pair", "src", "dst", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
+FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
 
 
@@ -544,6 +544,7 @@ class _Parser:
             start = c.get(t, "start", p, c.time(), 0)
             spacing = c.get(t, "start_spacing", p, c.time(), 0)
             stop = c.get(t, "stop", p, c.time(allow_zero=False), None)
+            connect = c.get(t, "connect", p, c.time(), None)
             nbytes = None
             if "bytes" in t and t["bytes"] != "unlimited":
                 try:
@@ -592,6 +593,8 @@ class _Parser:
                 f_start = start + i * spacing
                 if f_start >= duration:
                     raise c.error(_join(p, "start"), f"flow {name} starts at {f_start / 1e9:g} s, at or after the end of the run (duration = {duration / 1e9:g} s)")
+                if connect is not None and connect > f_start:
+                    raise c.error(_join(p, "connect"), f"flow {name} connects at {connect / 1e9:g} s, after its start at {f_start / 1e9:g} s")
                 if stop is not None and stop <= f_start:
                     raise c.error(_join(p, "stop"), f"flow {name} stops at {stop / 1e9:g} s, not after its start at {f_start / 1e9:g} s")
                 flow: dict[str, Any] = {
@@ -605,6 +608,8 @@ class _Parser:
                     "receiver_tcp": dict(rtcp) if rtcp is not None else None,
                     "read": dict(read),
                 }
+                if connect is not None:
+                    flow["connect"] = connect
                 if any(f["name"] == name for f in out):
                     raise c.error(_join(p, "name"), f'duplicate flow name "{name}"')
                 out.append(flow)

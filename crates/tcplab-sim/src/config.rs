@@ -217,6 +217,11 @@ pub struct FlowSpec {
     pub dst: String,
     #[serde(default)]
     pub start: Instant,
+    /// The sender opens the connection at this time, before `start` (when the application
+    /// starts writing and goodput is counted from). None = at `start`. Lets a scenario model
+    /// a simulator without handshakes (ns-2's one-way TCP agents) or a persistent connection.
+    #[serde(default)]
+    pub connect: Option<Instant>,
     /// The sending application stops writing and closes at this time.
     #[serde(default)]
     pub stop: Option<Instant>,

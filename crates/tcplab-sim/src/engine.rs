@@ -15,7 +15,7 @@ pub enum Event {
     /// otherwise it is stale (a firing of a live one that finds nothing due is a harmless
     /// no-op by the endpoint's contract).
     EndpointTimer(u32),
-    /// A flow's sending application starts (connects and writes).
+    /// A flow's sending application starts (connects, unless it has already, and writes).
     FlowStart(u32),
     /// A flow's sending application stops writing and closes.
     FlowStop(u32),
@@ -23,6 +23,8 @@ pub enum Event {
     AppRead(u32),
     /// Time-series sampling tick.
     Sample,
+    /// A flow's sender opens its connection before its application starts writing.
+    FlowConnect(u32),
 }
 
 /// Bits of an entry: time (64) | insertion seq (40) | event kind (3) | index (21). One
@@ -43,6 +45,7 @@ fn pack(time: Instant, seq: u64, ev: Event) -> u128 {
         Event::FlowStop(i) => (4, i),
         Event::AppRead(i) => (5, i),
         Event::Sample => (6, 0),
+        Event::FlowConnect(i) => (7, i),
     };
     debug_assert!(idx <= MAX_INDEX);
     ((time.as_nanos() as u128) << 64)
@@ -61,7 +64,8 @@ fn unpack(key: u128) -> (Instant, Event) {
         3 => Event::FlowStart(idx),
         4 => Event::FlowStop(idx),
         5 => Event::AppRead(idx),
-        _ => Event::Sample,
+        6 => Event::Sample,
+        _ => Event::FlowConnect(idx),
     };
     (time, ev)
 }
@@ -263,6 +267,7 @@ mod tests {
             Event::FlowStop(8),
             Event::AppRead(9),
             Event::Sample,
+            Event::FlowConnect(MAX_INDEX),
         ] {
             let t = Instant(u64::MAX - 1);
             assert_eq!(unpack(pack(t, (1 << SEQ_BITS) - 1, ev)), (t, ev));

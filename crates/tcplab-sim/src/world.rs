@@ -135,6 +135,8 @@ struct FlowState {
     src: usize,
     dst: usize,
     start: Instant,
+    /// When the sender opens the connection, if before `start`.
+    connect: Option<Instant>,
     stop: Option<Instant>,
     bytes: Option<u64>,
     route_fwd: Vec<u32>,
@@ -354,6 +356,12 @@ impl World {
                     at("bytes")
                 )));
             }
+            if f.connect.is_some_and(|c| c > f.start) {
+                return Err(SimError::Config(format!(
+                    "{}: must not be after start",
+                    at("connect")
+                )));
+            }
             if let Some(stop) = f.stop {
                 if stop <= f.start {
                     return Err(SimError::Config(format!(
@@ -460,6 +468,7 @@ impl World {
                 src,
                 dst,
                 start: f.start,
+                connect: f.connect.filter(|&c| c < f.start),
                 stop: f.stop,
                 bytes: f.bytes,
                 route_fwd,
@@ -531,6 +540,9 @@ impl World {
         for fi in 0..w.flows.len() {
             let f = &w.flows[fi];
             let (start, stop) = (f.start, f.stop);
+            if let Some(c) = f.connect {
+                w.q.schedule(c, Event::FlowConnect(fi as u32));
+            }
             if start < end {
                 w.q.schedule(start, Event::FlowStart(fi as u32));
                 if let Reader::Paced { .. } = f.reader {
@@ -590,6 +602,7 @@ impl World {
                     self.after_input(now, e);
                 }
                 Event::FlowStart(f) => self.on_flow_start(now, f as usize),
+                Event::FlowConnect(f) => self.on_flow_connect(now, f as usize),
                 Event::FlowStop(f) => {
                     let f = f as usize;
                     if !self.flows[f].closed {
@@ -636,8 +649,15 @@ impl World {
                 .all(|f| f.completed_at.is_some())
     }
 
+    /// The handshake ahead of the application (`FlowSpec::connect`).
+    fn on_flow_connect(&mut self, now: Instant, f: usize) {
+        self.eps[2 * f].ep.connect(now);
+        self.drain(now, 2 * f);
+    }
+
     fn on_flow_start(&mut self, now: Instant, f: usize) {
         self.flows[f].started = true;
+        // A no-op if the flow connected earlier.
         self.eps[2 * f].ep.connect(now);
         self.app_write(now, f);
         self.drain(now, 2 * f);

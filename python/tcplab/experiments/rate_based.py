@@ -116,10 +116,9 @@ def slow_uplink(ctx: Context, rep: Report) -> None:
     missed = [x for x in rre_u if x < 0.8]
     short = ((f"The configurations below 80% reach {min(missed):.2f}-{max(missed):.2f}. " if missed else "") +
              "Two causes: the 1 MB transfer's own ceiling is low at "
-             "high downlink rates (rows utilization_fast_uplink: our goodput counts from the SYN, so the handshake, "
-             "Slow Start's bursts and the last packet's propagation are in it; ns-2's one-way TCP agents have no "
-             "handshake), and behind a slow uplink RRE drains at rho/2 (RTT = RTT_min in (5.6)) while the feedback "
-             "takes seconds (the srtt ablation row). " + NS2)
+             "high downlink rates (rows utilization_fast_uplink: Slow Start's bursts and the last packet's propagation "
+             "are a large part of a 1-2 s transfer), and behind a slow uplink RRE drains at rho/2 (RTT = RTT_min in "
+             "(5.6)) while the feedback takes seconds (the srtt ablation row). " + NS2)
     rep.rows += [
         Row("fig5.5-rre-vs-cubic", "below-threshold", "rre", "fraction_util_ge_80pct", "", frac80, 0.9,
             note="" if frac80 is None or frac80 >= 0.72 else "thesis: 'close to 80% for 90% of the scenarios'. " + short),
@@ -133,9 +132,10 @@ def slow_uplink(ctx: Context, rep: Report) -> None:
         Row("fig5.5-rre-vs-cubic", "below-threshold", "rre", "configs", "", float(len(below))),
     ]
     # What a 1 MB transfer can reach at all: RRE's utilisation with the fastest uplink of the
-    # grid, per downlink. Our goodput counts from the SYN (the handshake, Slow Start's bursts
-    # and the last packet's propagation are in it), so the ceiling falls as the downlink's
-    # transfer time shrinks; the 80% bar is out of reach where this is below 0.8.
+    # grid, per downlink. Goodput counts from the application's start (the connection is
+    # already open, as ns-2 has no handshake), so Slow Start's bursts and the last packet's
+    # propagation are in it and the ceiling falls as the transfer time shrinks; the 80% bar
+    # is out of reach where this is below 0.8.
     fastest = ups[-1]
     for d in downs:
         rep.rows.append(Row("fig5.5-rre-vs-cubic", f"down={d},up={fastest}", "rre", "utilization_fast_uplink", "",
@@ -202,15 +202,17 @@ def concurrent_upload(ctx: Context, rep: Report) -> None:
     # "TCP Vegas ... is starved about 30% of the time by the concurrent upload": starved =
     # less than 5% of the downlink (the thesis gives no definition).
     starved = {cc: sum(g < 0.05 * d / 1000 for g, (_, _, d) in zip(good[cc], grid)) / n for cc in variants}
+    others = sorted({f"{starved[c]:.0%}" for c in ("cubic", "newreno", "westwood")})
+    vegas_note = (
+        "Vegas is the most starved variant, as in the thesis, but in more configurations. Behind the uplink "
+        f"buffer every ACK-clocked download waits for the same delayed ACKs (CUBIC, Reno and Westwood+ are starved "
+        f"in {' / '.join(others)} here). Vegas (Linux tcp_vegas rules) also takes the RTT that the upload's queue "
+        "adds for a queue of its own: the upload is still filling the 1 MB buffer when the download starts (our "
+        "CUBIC upload needs about 16 s at 1 Mbit/s), so the RTT keeps rising, and Vegas gives up one segment per "
+        "RTT of seconds. Starved = under 5% of the downlink, our definition; the thesis gives none.")
     for cc in variants:
         rep.rows.append(Row("concurrent-upload", "all", cc, "fraction_starved", "", starved[cc], 0.3 if cc == "vegas" else None,
-                            note="" if cc != "vegas" or abs(starved[cc] / 0.3 - 1) <= 0.2 else
-                            "Vegas is the most starved variant, as in the thesis, but in more configurations. Behind a full "
-                            "uplink buffer every ACK-clocked download waits for the same delayed ACKs (CUBIC, Reno and "
-                            f"Westwood+ are starved in {min(starved[c] for c in ('cubic', 'newreno', 'westwood')):.0%}-"
-                            f"{max(starved[c] for c in ('cubic', 'newreno', 'westwood')):.0%} here), and Vegas (Linux "
-                            "tcp_vegas rules) also takes the RTT the uplink queue adds for its own queue and shrinks its "
-                            "window. Starved = under 5% of the downlink, our definition; the thesis gives none."))
+                            note="" if cc != "vegas" or abs(starved[cc] / 0.3 - 1) <= 0.2 else vegas_note))
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for cc in CH5_BASELINES:

@@ -26,6 +26,7 @@ pub fn flow(name: &str, src: &str, dst: &str) -> FlowSpec {
         src: src.into(),
         dst: dst.into(),
         start: Instant::ZERO,
+        connect: None,
         stop: None,
         bytes: None,
         tcp: TcpConfig::default(),
