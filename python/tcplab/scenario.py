@@ -199,7 +199,7 @@ TCP_KEYS = [
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
-    "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "frto",
+    "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts", "frto",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -459,6 +459,7 @@ class _Parser:
             "afc_open_window_in_recovery": ("afc_open_window_in_recovery", c.boolean),
             "rate_error_cv": ("rate_error_cv", self._cv),
             "rre_feedback_delay": ("rre_feedback_delay", c.choice(["rtt_min", "buffer_plus_rtt_min", "srtt"])),
+            "abc_limit_pkts": ("abc_limit_pkts", c.integer(1, 64)),
             "frto": ("frto", c.boolean),
         }
         for key, value in t.items():

@@ -490,3 +490,26 @@ fn link_delay_changes_mid_run_and_stays_fifo() {
         "{e}"
     );
 }
+
+#[test]
+fn abc_limit_two_doubles_slow_start_per_rtt_with_delayed_acks() {
+    // RFC 3465's L: with delayed ACKs every 2 segments, L = 1 grows the window 1.5x per
+    // RTT and L = 2 doubles it. 300 kB over a 10 Mbit/s, 200 ms RTT path with a deep
+    // buffer never leaves slow start: L = 2 needs fewer RTTs.
+    let fct = |l: u32| {
+        let mut s = p2p(
+            "abc",
+            fixed(10_000_000, 100, 5000),
+            fixed(10_000_000, 100, 5000),
+            30,
+        );
+        s.flows[0].tcp.cc = CcKind::Cubic;
+        s.flows[0].tcp.abc_limit_pkts = l;
+        s.flows[0].bytes = Some(300_000);
+        let out = run_ok(&s);
+        assert_eq!(out.summary.flows[0].retransmits, 0);
+        out.summary.flows[0].completion_s.unwrap()
+    };
+    let (one, two) = (fct(1), fct(2));
+    assert!(two + 0.15 < one, "L = 2: {two} s, L = 1: {one} s");
+}

@@ -52,6 +52,8 @@ pub struct Cubic {
     cwnd_prior: f64,
     /// The first congestion-avoidance stage after an RTO uses K = 0 (section 4.8).
     after_timeout: bool,
+    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
+    ss_limit: u64,
 }
 
 impl Cubic {
@@ -67,7 +69,15 @@ impl Cubic {
             w_est: 0.0,
             cwnd_prior: 0.0,
             after_timeout: false,
+            ss_limit: mss,
         }
+    }
+
+    /// RFC 3465 (Appropriate Byte Counting): slow start grows by at most `l` segments per
+    /// ACK. 1 is RFC 5681's rule (and ns-3's); Linux adds every segment an ACK covers, which
+    /// with delayed ACKs is 2.
+    pub fn set_abc_limit(&mut self, l: u32) {
+        self.ss_limit = l.max(1) as u64 * self.mss;
     }
 
     /// W_max and K of the current epoch (tests and tracing).
@@ -103,7 +113,7 @@ impl CongestionControl for Cubic {
         let mss = self.mss as f64;
         if self.congestion_window() < self.ssthresh {
             // Section 4.10: standard slow start (RFC 5681), HyStart++ not implemented.
-            self.w += ack.bytes_acked.min(self.mss) as f64 / mss;
+            self.w += ack.bytes_acked.min(self.ss_limit) as f64 / mss;
             return;
         }
         let segs = ack.bytes_acked as f64 / mss;

@@ -189,6 +189,18 @@ impl Cc {
         }
     }
 
+    /// Window-based controllers: slow start grows by at most `l` segments per ACK (RFC 3465's
+    /// L; 1 = RFC 5681). No-op for the rate-based ones, which have no window to grow.
+    pub fn set_abc_limit(&mut self, l: u32) {
+        match self {
+            Cc::NewReno(c) => c.set_abc_limit(l),
+            Cc::Cubic(c) => c.set_abc_limit(l),
+            Cc::Vegas(c) => c.set_abc_limit(l),
+            Cc::Westwood(c) => c.set_abc_limit(l),
+            Cc::Rre(_) | Cc::PropRate(_) => {}
+        }
+    }
+
     /// RRE (`CcKind::Rre`) only: which delay equations (5.5)/(5.6) use. No-op otherwise.
     pub fn set_rre_feedback_delay(&mut self, d: crate::rate::rre::FeedbackDelay) {
         if let Cc::Rre(c) = self {
@@ -288,5 +300,37 @@ impl CongestionControl for Cc {
     }
     fn pacing_rounding(&self) -> Rounding {
         dispatch!(self, c => c.pacing_rounding())
+    }
+}
+
+#[cfg(test)]
+mod abc_tests {
+    use super::*;
+    use crate::tcp::rtt::RttEstimator;
+
+    #[test]
+    fn abc_limit_bounds_slow_start_growth_per_ack_for_every_window_based_cc() {
+        // RFC 3465 section 2.2: cwnd += min(N, L x SMSS). A delayed ACK of 2 segments and a
+        // stretch ACK of 3: L = 1 grows 1 + 1 segments, L = 2 grows 2 + 2.
+        let r = RttEstimator::default();
+        for kind in [
+            CcKind::NewReno,
+            CcKind::Cubic,
+            CcKind::Vegas,
+            CcKind::Westwood,
+        ] {
+            for (l, want) in [(1, 12_000), (2, 14_000)] {
+                let mut c = Cc::new(kind, 1000, 10_000);
+                c.set_abc_limit(l);
+                for n in [2_000, 3_000] {
+                    let a = AckSample {
+                        bytes_acked: n,
+                        ..Default::default()
+                    };
+                    c.on_ack(crate::time::Instant::ZERO, &a, &r);
+                }
+                assert_eq!(c.congestion_window(), want, "{kind:?} L = {l}");
+            }
+        }
     }
 }

@@ -11,6 +11,8 @@ pub struct NewReno {
     mss: u64,
     cwnd: u64,
     ssthresh: u64,
+    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
+    ss_limit: u64,
 }
 
 impl NewReno {
@@ -19,7 +21,15 @@ impl NewReno {
             mss: mss.max(1) as u64,
             cwnd: initial_cwnd_bytes.max(mss as u64),
             ssthresh: u64::MAX,
+            ss_limit: mss.max(1) as u64,
         }
+    }
+
+    /// RFC 3465 (Appropriate Byte Counting): slow start grows by at most `l` segments per
+    /// ACK. 1 is RFC 5681's rule (and ns-3's); Linux adds every segment an ACK covers, which
+    /// with delayed ACKs is 2.
+    pub fn set_abc_limit(&mut self, l: u32) {
+        self.ss_limit = l.max(1) as u64 * self.mss;
     }
 }
 
@@ -34,8 +44,8 @@ impl CongestionControl for NewReno {
             return;
         }
         if self.cwnd < self.ssthresh {
-            // RFC 5681 3.1 (eq. 2): cwnd += min(N, SMSS).
-            self.cwnd += ack.bytes_acked.min(self.mss);
+            // RFC 5681 3.1 (eq. 2): cwnd += min(N, SMSS) (L x SMSS with RFC 3465's L).
+            self.cwnd += ack.bytes_acked.min(self.ss_limit);
         } else {
             // RFC 5681 3.1 (eq. 3): cwnd += SMSS*SMSS/cwnd, at least 1 byte.
             self.cwnd += (self.mss * self.mss / self.cwnd).max(1);

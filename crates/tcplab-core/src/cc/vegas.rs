@@ -47,6 +47,8 @@ pub struct Vegas {
     /// The epoch (one RTT) ends with the first ACK beyond everything sent before it began
     /// (Linux `beg_snd_nxt`); `None` until the first ACK starts the first epoch.
     epoch_end: Option<u64>,
+    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
+    ss_limit: u64,
 }
 
 impl Vegas {
@@ -66,7 +68,15 @@ impl Vegas {
             sent: 0,
             acked: 0,
             epoch_end: None,
+            ss_limit: mss as u64,
         }
+    }
+
+    /// RFC 3465 (Appropriate Byte Counting): slow start grows by at most `l` segments per
+    /// ACK. 1 is RFC 5681's rule (and ns-3's); Linux adds every segment an ACK covers, which
+    /// with delayed ACKs is 2.
+    pub fn set_abc_limit(&mut self, l: u32) {
+        self.ss_limit = l.max(1) as u64 * self.mss;
     }
 
     pub fn base_rtt(&self) -> Option<Duration> {
@@ -97,7 +107,7 @@ impl Vegas {
                     self.cwnd = self.cwnd.min(target + self.mss);
                     self.ssthresh = self.ssthresh.min(self.cwnd);
                 } else if self.in_slow_start() {
-                    self.cwnd += bytes_acked.min(self.mss);
+                    self.cwnd += bytes_acked.min(self.ss_limit);
                 } else if diff > self.cfg.beta {
                     self.cwnd -= self.mss;
                     self.ssthresh = self.ssthresh.min(self.cwnd);
@@ -110,7 +120,7 @@ impl Vegas {
             }
             // Too few samples to judge: Linux falls back to Reno for this ACK, which in
             // congestion avoidance adds a negligible 1/cwnd.
-            _ if self.in_slow_start() => self.cwnd += bytes_acked.min(self.mss),
+            _ if self.in_slow_start() => self.cwnd += bytes_acked.min(self.ss_limit),
             _ => {}
         }
         self.epoch_end = Some(self.sent);
@@ -144,7 +154,7 @@ impl CongestionControl for Vegas {
         let Some(end) = self.epoch_end else {
             self.epoch_end = Some(self.sent);
             if self.in_slow_start() {
-                self.cwnd += ack.bytes_acked.min(self.mss);
+                self.cwnd += ack.bytes_acked.min(self.ss_limit);
             }
             return;
         };
@@ -152,7 +162,7 @@ impl CongestionControl for Vegas {
             self.end_epoch(ack.bytes_acked);
         } else if self.in_slow_start() {
             // Standard slow start between the per-RTT checks (RFC 5681 3.1).
-            self.cwnd += ack.bytes_acked.min(self.mss);
+            self.cwnd += ack.bytes_acked.min(self.ss_limit);
         }
     }
 

@@ -28,6 +28,8 @@ pub struct Westwood {
     min_rtt: Option<Duration>,
     /// Congestion-avoidance byte counter (RFC 5681 3.1 appropriate byte counting).
     ca_acked: u64,
+    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
+    ss_limit: u64,
 }
 
 impl Westwood {
@@ -44,7 +46,15 @@ impl Westwood {
             latest_rtt: None,
             min_rtt: None,
             ca_acked: 0,
+            ss_limit: mss as u64,
         }
+    }
+
+    /// RFC 3465 (Appropriate Byte Counting): slow start grows by at most `l` segments per
+    /// ACK. 1 is RFC 5681's rule (and ns-3's); Linux adds every segment an ACK covers, which
+    /// with delayed ACKs is 2.
+    pub fn set_abc_limit(&mut self, l: u32) {
+        self.ss_limit = l.max(1) as u64 * self.mss;
     }
 
     /// BWE, the filtered bandwidth estimate.
@@ -114,7 +124,7 @@ impl CongestionControl for Westwood {
         }
         // Reno growth.
         if self.cwnd < self.ssthresh {
-            self.cwnd += ack.bytes_acked.min(self.mss);
+            self.cwnd += ack.bytes_acked.min(self.ss_limit);
         } else {
             self.ca_acked += ack.bytes_acked;
             if self.ca_acked >= self.cwnd {

@@ -233,6 +233,7 @@ impl Endpoint {
         cc.set_peer_ts_granularity(cfg.ts_granularity);
         cc.set_rate_error(cfg.rate_error_cv, 0, 0);
         cc.set_rre_feedback_delay(cfg.rre_feedback_delay);
+        cc.set_abc_limit(cfg.abc_limit_pkts);
         let our_wscale = wscale_for(cfg.rcv_buf_bytes);
         let sb =
             Scoreboard::with_capacity((cfg.snd_buf_bytes / mss as u64).min(1 << 16) as usize + 2);
@@ -440,6 +441,7 @@ impl Endpoint {
         self.cc = Cc::new(kind, self.mss, iw);
         self.cc.set_peer_ts_granularity(self.peer_ts_granularity);
         self.cc.set_rre_feedback_delay(self.cfg.rre_feedback_delay);
+        self.cc.set_abc_limit(self.cfg.abc_limit_pkts);
         let (seed, component) = self.rng_seed;
         self.cc
             .set_rate_error(self.cfg.rate_error_cv, seed, component);

@@ -96,6 +96,10 @@ pub struct TcpConfig {
     /// max(0, 1 + cv x N(0,1)), a seeded error with this coefficient of variation (thesis
     /// 6.2.4, Figure 6.7). 0 = exact estimates.
     pub rate_error_cv: f64,
+    /// Window-based `cc`: slow start grows cwnd by at most this many segments per ACK
+    /// (RFC 3465's L). 1 = RFC 5681 section 3.1 (ns-3 too); Linux adds every segment an ACK
+    /// covers (2 with delayed ACKs), which RFC 3465 allows up to L = 2.
+    pub abc_limit_pkts: u32,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -139,6 +143,7 @@ impl Default for TcpConfig {
             afc_suppress_congestion: true,
             afc_open_window_in_recovery: false,
             rate_error_cv: 0.0,
+            abc_limit_pkts: 1,
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
         }
