@@ -523,10 +523,13 @@ def reproduce(ctx: Context) -> Report:
     rep = Report(PAPER, TITLE)
     rep.notes += [
         "Set-up: chapter 5 on the ns-2 model of section 5.2.2 (point-to-point, downlink buffer 2000 packets, "
-        "uplink buffer 1 MB, RTT 100 ms); chapter 6 on the Mahimahi traces of ../shared/traces/cellular (both "
+        "uplink buffer 1 MB, RTT 100 ms; the timed downloads connect at 0 s, as ns-2's one-way agents have no "
+        "handshake); chapter 6 on the Mahimahi traces of ../shared/traces/cellular (both "
         "directions, 20 ms propagation each way, 1 MB drop-tail buffers, 90 s downloads). Our RFC TCP endpoint "
-        "(SACK, timestamps, delayed ACKs, 1448-byte MSS) hosts the rate-based framework: paced on a 1 ms tick, "
-        "rounding up in Buffer Fill and down in Drain/Monitor, estimates from the receiver's TSval.",
+        "(SACK, timestamps, delayed ACKs, 1448-byte MSS; window-based slow start one segment per ACK, RFC 5681) "
+        "hosts the rate-based framework: paced on a 1 ms tick, "
+        "rounding up in Buffer Fill and down in Drain/Monitor, estimates from the receiver's TSval. Vegas follows "
+        "Linux's tcp_vegas (the thesis's baseline).",
         "Not reproduced: PROTEUS-Rate, Sprout-Rate and Sprout (not in tcplab yet); the thesis's own ISP A/B/C traces (the Mahimahi traces stand "
         "in, as in its Figure 6.4); the Linux-kernel and live-network experiments (5.2.8, 6.2.7).",
         "Our additions to the framework, each argued in crates/tcplab-core/src/rate/: a sending-rate floor of one MSS "
