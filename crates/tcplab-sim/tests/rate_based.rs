@@ -254,6 +254,21 @@ fn a_near_outage_does_not_fill_the_buffer() {
     );
 }
 
+/// Thesis 5.2.3: an RRE download of 1 MB over `down_bps`, its ACKs on a 10 kbit/s uplink,
+/// RTT 100 ms (Nagle off, as ns-2's FTP agents send full-sized packets only).
+fn slow_uplink_rre_download(down_bps: u64) -> Scenario {
+    let mut s = p2p(
+        "slow-uplink",
+        fixed(down_bps, 50, 2000),
+        fixed(10_000, 50, 700),
+        60,
+    );
+    s.flows[0].tcp.cc = CcKind::Rre;
+    s.flows[0].tcp.nagle = false;
+    s.flows[0].bytes = Some(1_000_000);
+    s
+}
+
 #[test]
 fn rre_feedback_delay_srtt_drains_gently_behind_a_slow_uplink() {
     // Thesis 5.2.3's slow uplink (1 Mbit/s down, 10 kbit/s up): the ACKs queue on the
@@ -261,16 +276,8 @@ fn rre_feedback_delay_srtt_drains_gently_behind_a_slow_uplink() {
     // (5.5)/(5.6) RRE drains at rho/2 for all that time and empties the buffer; with the
     // smoothed RTT (`rre_feedback_delay = "srtt"`) its drain rate stays close to rho.
     let goodput = |d: tcplab_core::rate::rre::FeedbackDelay| {
-        let mut s = p2p(
-            "slow-uplink",
-            fixed(1_000_000, 50, 2000),
-            fixed(10_000, 50, 700),
-            60,
-        );
-        s.flows[0].tcp.cc = CcKind::Rre;
-        s.flows[0].tcp.nagle = false;
+        let mut s = slow_uplink_rre_download(1_000_000);
         s.flows[0].tcp.rre_feedback_delay = d;
-        s.flows[0].bytes = Some(1_000_000);
         run_ok(&s).summary.flows[0].goodput_mbps
     };
     use tcplab_core::rate::rre::FeedbackDelay::*;
@@ -285,17 +292,9 @@ fn a_flow_can_connect_before_its_application_starts() {
     // a 10 kbit/s uplink (the SYN and the handshake's ACK each take ~50 ms to serialise,
     // plus an RTT) is timed from its first data segment, as ns-2 times it.
     let run = |connect: Option<u64>| {
-        let mut s = p2p(
-            "slow-uplink",
-            fixed(8_000_000, 50, 2000),
-            fixed(10_000, 50, 700),
-            60,
-        );
-        s.flows[0].tcp.cc = CcKind::Rre;
-        s.flows[0].tcp.nagle = false;
+        let mut s = slow_uplink_rre_download(8_000_000);
         s.flows[0].start = Instant::from_secs(1);
         s.flows[0].connect = connect.map(Instant::from_secs);
-        s.flows[0].bytes = Some(1_000_000);
         run_ok(&s).summary.flows[0].clone()
     };
     let (late, early, same) = (run(None), run(Some(0)), run(Some(1)));
