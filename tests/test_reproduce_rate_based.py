@@ -57,6 +57,17 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
         assert get("congested-uplink", "ATT-LTE-driving", cc, "throughput_mbps") > 3 * get(
             "congested-uplink", "ATT-LTE-driving", "cubic", "throughput_mbps")
 
+    # 6.2.5: cc = "proprate" with Table 6.1's parameters is the preset, run for run.
+    assert sum(r["ours"] for k, r in rows.items() if k[0] == "fig6.8a-proprate-frontier" and k[3] == "on_frontier") >= 2
+    for case, preset in (("T=60ms,kf=1.25,kd=0.75", "proprate-high"), ("T=20ms,kf=1.25,kd=0.25", "proprate-low")):
+        for m in ("throughput_mbps", "owd_p95_ms"):
+            ref = get("fig6.8a-proprate-frontier", "reference", preset, m)
+            assert get("fig6.8a-proprate-frontier", case, "proprate", m) == ref
+    # A smaller threshold: lower delay, lower throughput.
+    assert get("fig6.8a-proprate-frontier", "T=10ms", "proprate", "owd_p95_ms_median") < get(
+        "fig6.8a-proprate-frontier", "T=60ms", "proprate", "owd_p95_ms_median")
+    assert get("fig6.8a-proprate-frontier", "T=10ms-vs-T=20ms", "proprate", "throughput_ratio_median") < 1
+
     # Rows that differ from a thesis number by more than 20% carry a note.
     for r in rows.values():
         if r["paper"] and r["ours"] is not None and abs(r["ours"] / r["paper"] - 1) > 0.2:

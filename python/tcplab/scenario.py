@@ -11,6 +11,7 @@ import copy
 import difflib
 import hashlib
 import json
+import math
 import os
 import tomllib
 from collections import deque
@@ -199,7 +200,8 @@ TCP_KEYS = [
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
-    "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts", "frto",
+    "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
+    "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "frto",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -460,6 +462,9 @@ class _Parser:
             "rate_error_cv": ("rate_error_cv", self._cv),
             "rre_feedback_delay": ("rre_feedback_delay", c.choice(["rtt_min", "buffer_plus_rtt_min", "srtt"])),
             "abc_limit_pkts": ("abc_limit_pkts", c.integer(1, 64)),
+            "proprate_threshold": ("proprate_threshold", c.time(allow_zero=False)),
+            "proprate_k_fill": ("proprate_k_fill", self._gain(above_one=True)),
+            "proprate_k_drain": ("proprate_k_drain", self._gain(above_one=False)),
             "frto": ("frto", c.boolean),
         }
         for key, value in t.items():
@@ -468,6 +473,19 @@ class _Parser:
         if "mss" in out and out["mss"] > 65495:
             raise c.error(_join(path, "mss"), f"{out['mss']} bytes exceeds the IPv4 maximum of 65495")
         return out
+
+    def _gain(self, above_one: bool) -> Callable[[Any, str], float]:
+        """PropRate's k (thesis 6.1.1): above 1 in Buffer Fill, between 0 and 1 in Drain."""
+
+        def conv(v: Any, path: str) -> float:
+            ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+            if above_one and not (ok and 1 < v <= 10):
+                raise self.c.error(path, f"expected a multiple of rho above 1 and at most 10 (e.g. 1.25), got {_show(v)}")
+            if not above_one and not (ok and 0 < v < 1):
+                raise self.c.error(path, f"expected a multiple of rho between 0 and 1, exclusive (e.g. 0.75), got {_show(v)}")
+            return float(v)
+
+        return conv
 
     def _cv(self, v: Any, path: str) -> float:
         """A coefficient of variation: a plain number, 0 or more (1 = 100%)."""

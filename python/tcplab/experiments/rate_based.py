@@ -519,6 +519,81 @@ def robustness(ctx: Context, rep: Report) -> None:
     rep.figures.append(save_figure(fig, ctx.out / "fig6_7_estimation_error.png", "Figure 6.7: PropRate with estimation errors (labels: coefficient of variation)"))
 
 
+def _pareto(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of the (delay, throughput) points no other point beats on both: lower or equal
+    delay and higher or equal throughput, one of them strictly."""
+    keep = []
+    for i, (d, x) in enumerate(points):
+        if not any((d2 <= d and x2 >= x) and (d2 < d or x2 > x) for d2, x2 in points):
+            keep.append(i)
+    return sorted(keep, key=lambda i: points[i][0])
+
+
+def frontier(ctx: Context, rep: Report) -> None:
+    """Figure 6.8(a): PropRate's throughput / delay frontier over its threshold T and gains k,
+    on the trace that stands in for the thesis's ISP C mobile trace (as in 6.2.3)."""
+    t = "ATT-LTE-driving"
+    dur = "20s" if ctx.quick else "90s"
+    if ctx.quick:
+        ts, kfs, kds = [10, 20, 60], [1.25], [0.25, 0.75]
+    else:
+        ts, kfs, kds = [10, 20, 30, 40, 60, 80], [1.1, 1.25, 1.5], [0.25, 0.5, 0.75]
+    grid = [(tt, kf, kd) for tt in ts for kf in kfs for kd in kds]
+    jobs = [
+        ctx.scenario(P, "trace", {**_trace_overrides(t), "duration": dur, "flows.0.cc": "proprate",
+                                  "flows.0.tcp.proprate_threshold": f"{tt}ms", "flows.0.tcp.proprate_k_fill": kf,
+                                  "flows.0.tcp.proprate_k_drain": kd})
+        for tt, kf, kd in grid
+    ]
+    refs = ["cubic", "vegas", "proprate-high", "proprate-low"]
+    jobs += [ctx.scenario(P, "trace", {**_trace_overrides(t), "duration": dur, "flows.0.cc": cc}) for cc in refs]
+    res = ctx.run_all(jobs, "PropRate frontier (Fig. 6.8a)")
+    fl = [_flow(r) for r in res[: len(grid)]]
+    pts = [(f["owd_ms"]["p95"], f["goodput_mbps"]) for f in fl]
+    front = _pareto(pts)
+    for i, (tt, kf, kd) in enumerate(grid):
+        case = f"T={tt}ms,kf={kf:g},kd={kd:g}"
+        rep.rows.append(Row("fig6.8a-proprate-frontier", case, "proprate", "throughput_mbps", "Mbit/s", round(pts[i][1], 4)))
+        rep.rows.append(Row("fig6.8a-proprate-frontier", case, "proprate", "owd_p95_ms", "ms", round(pts[i][0], 2)))
+        rep.rows.append(Row("fig6.8a-proprate-frontier", case, "proprate", "on_frontier", "", float(i in front)))
+    # 6.2.5: "the achieved latency is lower with a smaller threshold, at the cost of reduced
+    # throughput. The throughput however will drop off quite steeply when the threshold T is
+    # reduced below 20 ms." Medians over the gains at each T.
+    by_t = {tt: [i for i, g in enumerate(grid) if g[0] == tt] for tt in ts}
+    for tt in ts:
+        rep.rows.append(Row("fig6.8a-proprate-frontier", f"T={tt}ms", "proprate", "throughput_mbps_median", "Mbit/s",
+                            round(statistics.median(pts[i][1] for i in by_t[tt]), 4)))
+        rep.rows.append(Row("fig6.8a-proprate-frontier", f"T={tt}ms", "proprate", "owd_p95_ms_median", "ms",
+                            round(statistics.median(pts[i][0] for i in by_t[tt]), 2)))
+    med = {tt: statistics.median(pts[i][1] for i in by_t[tt]) for tt in ts}
+    if 10 in med and 20 in med:
+        rep.rows.append(Row("fig6.8a-proprate-frontier", "T=10ms-vs-T=20ms", "proprate", "throughput_ratio_median", "",
+                            med[10] / med[20],
+                            note="thesis 6.2.5: 'the achieved latency is lower with a smaller threshold, at the cost of "
+                                 "reduced throughput. The throughput however will drop off quite steeply when the "
+                                 "threshold T is reduced below 20 ms' (no number)."))
+    for cc, r in zip(refs, res[len(grid):]):
+        f = _flow(r)
+        rep.rows.append(Row("fig6.8a-proprate-frontier", "reference", cc, "throughput_mbps", "Mbit/s", round(f["goodput_mbps"], 4)))
+        rep.rows.append(Row("fig6.8a-proprate-frontier", "reference", cc, "owd_p95_ms", "ms", round(f["owd_ms"]["p95"], 2)))
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for k, tt in enumerate(ts):
+        ax.scatter([pts[i][0] for i in by_t[tt]], [pts[i][1] for i in by_t[tt]], s=14, color=f"C{k}", label=f"PropRate T={tt} ms")
+    ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], "k-", lw=1, label="frontier")
+    for cc, r in zip(refs, res[len(grid):]):
+        f = _flow(r)
+        ax.scatter([f["owd_ms"]["p95"]], [f["goodput_mbps"]], marker="x", s=40, color="k")
+        ax.annotate(cc, (f["owd_ms"]["p95"], f["goodput_mbps"]), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("95th-percentile one-way delay (ms)")
+    ax.set_ylabel("throughput (Mbit/s)")
+    ax.set_title(f"Fig. 6.8(a): PropRate over T, k_fill, k_drain ({t})", fontsize=9)
+    ax.legend(fontsize=6)
+    rep.figures.append(save_figure(fig, ctx.out / "fig6_8a_proprate_frontier.png",
+                                   "Figure 6.8(a): PropRate's throughput / 95th-percentile delay frontier (x: reference algorithms)"))
+
+
 def reproduce(ctx: Context) -> Report:
     rep = Report(PAPER, TITLE)
     rep.notes += [
@@ -530,8 +605,10 @@ def reproduce(ctx: Context) -> Report:
         "hosts the rate-based framework: paced on a 1 ms tick, "
         "rounding up in Buffer Fill and down in Drain/Monitor, estimates from the receiver's TSval. Vegas follows "
         "Linux's tcp_vegas (the thesis's baseline).",
-        "Not reproduced: PROTEUS-Rate, Sprout-Rate and Sprout (not in tcplab yet); the thesis's own ISP A/B/C traces (the Mahimahi traces stand "
-        "in, as in its Figure 6.4); the Linux-kernel and live-network experiments (5.2.8, 6.2.7).",
+        "Not reproduced: PROTEUS-Rate, Sprout-Rate and Sprout (not in tcplab yet), so Figure 6.8(b)-(c); RRE's "
+        "frontier (Figure 6.8(d)); the trace friendliness of 6.2.6 (Figure 6.9); the thesis's own ISP A/B/C traces "
+        "(the Mahimahi traces stand in, as in its Figure 6.4; ATT-LTE-driving stands in for ISP C's mobile trace); "
+        "the Linux-kernel and live-network experiments (5.2.8, 6.2.7).",
         "Our additions to the framework, each argued in crates/tcplab-core/src/rate/: a sending-rate floor of one MSS "
         "per smoothed RTT, only where the module's rate is <= 0 (RRE's sigma_d at small BDPs); a Monitor probe the "
         "application could not fill gives up after the monitor timeout (a probe that went out waits for its "
@@ -564,4 +641,5 @@ def reproduce(ctx: Context) -> Report:
     traces(ctx, rep)
     congested_uplink(ctx, rep)
     robustness(ctx, rep)
+    frontier(ctx, rep)
     return rep

@@ -11,6 +11,7 @@ pub mod westwood;
 use crate::rate::pacer::Rounding;
 use crate::rate::{proprate, rre, RateFramework};
 use crate::tcp::rtt::RttEstimator;
+use crate::tcp::TcpConfig;
 use crate::time::{Duration, Instant};
 use crate::units::Bandwidth;
 use serde::{Deserialize, Serialize};
@@ -129,6 +130,11 @@ pub enum CcKind {
     /// (at least 30 packets) and B_max / B_min (at least +-10 packets).
     #[serde(rename = "rre-table6.1")]
     RreTable61,
+    /// PropRate with the flow's own threshold and gains (`TcpConfig::proprate_threshold`,
+    /// `proprate_k_fill`, `proprate_k_drain`; section 6.2.5's parameter sweeps). The
+    /// defaults are PropRate (High)'s.
+    #[serde(rename = "proprate")]
+    PropRate,
 }
 
 impl CcKind {
@@ -136,7 +142,11 @@ impl CcKind {
     pub fn is_rate_based(self) -> bool {
         matches!(
             self,
-            CcKind::Rre | CcKind::PropRateHigh | CcKind::PropRateLow | CcKind::RreTable61
+            CcKind::Rre
+                | CcKind::PropRateHigh
+                | CcKind::PropRateLow
+                | CcKind::RreTable61
+                | CcKind::PropRate
         )
     }
 }
@@ -175,7 +185,29 @@ impl Cc {
                 mss,
                 proprate::PropRate::new(proprate::PropRateConfig::rre_table_6_1()),
             )),
+            CcKind::PropRate => Cc::PropRate(RateFramework::new(
+                mss,
+                proprate::PropRate::new(proprate::PropRateConfig::high()),
+            )),
         }
+    }
+
+    /// [`Cc::new`] with the flow's per-algorithm settings from `cfg` applied: RFC 3465's L
+    /// for the window-based ones, RRE's feedback delay, and `cc = "proprate"`'s threshold
+    /// and gains. (The seeded rate-error injection is set separately, with the seed.)
+    pub fn with_config(kind: CcKind, mss: u32, initial_cwnd_bytes: u64, cfg: &TcpConfig) -> Self {
+        let mut cc = Cc::new(kind, mss, initial_cwnd_bytes);
+        cc.set_abc_limit(cfg.abc_limit_pkts);
+        cc.set_rre_feedback_delay(cfg.rre_feedback_delay);
+        if let (CcKind::PropRate, Cc::PropRate(c)) = (kind, &mut cc) {
+            c.algorithm_mut()
+                .set_config(proprate::PropRateConfig::custom(
+                    cfg.proprate_threshold,
+                    cfg.proprate_k_fill,
+                    cfg.proprate_k_drain,
+                ));
+        }
+        cc
     }
 
     /// Rate-based controllers: inject a seeded error of coefficient of variation `cv` into
@@ -304,9 +336,54 @@ impl CongestionControl for Cc {
 }
 
 #[cfg(test)]
-mod abc_tests {
+mod config_tests {
     use super::*;
     use crate::tcp::rtt::RttEstimator;
+
+    #[test]
+    fn with_config_applies_the_proprate_keys_to_cc_proprate_only() {
+        let cfg = TcpConfig {
+            proprate_threshold: Duration::from_millis(35),
+            proprate_k_fill: 1.5,
+            proprate_k_drain: 0.4,
+            ..Default::default()
+        };
+        let params = |kind| match Cc::with_config(kind, 1448, 14480, &cfg) {
+            Cc::PropRate(c) => {
+                let p = *c.algorithm().config();
+                (p.t_fill, p.t_drain, p.k_fill, p.k_drain)
+            }
+            _ => unreachable!(),
+        };
+        let t = Duration::from_millis;
+        assert_eq!(
+            params(CcKind::PropRate),
+            (
+                t(35),
+                t(35),
+                proprate::Gain::Fixed(1.5),
+                proprate::Gain::Fixed(0.4)
+            )
+        );
+        // The Table 6.1 presets keep their own values.
+        assert_eq!(
+            params(CcKind::PropRateLow),
+            (
+                t(20),
+                t(20),
+                proprate::Gain::Fixed(1.25),
+                proprate::Gain::Fixed(0.25)
+            )
+        );
+        // The defaults make `proprate` PropRate (High).
+        let high = Cc::with_config(CcKind::PropRate, 1448, 14480, &TcpConfig::default());
+        match high {
+            Cc::PropRate(c) => {
+                assert_eq!(*c.algorithm().config(), proprate::PropRateConfig::high())
+            }
+            _ => unreachable!(),
+        }
+    }
 
     #[test]
     fn abc_limit_bounds_slow_start_growth_per_ack_for_every_window_based_cc() {

@@ -47,9 +47,15 @@ pub struct PropRateConfig {
 
 impl PropRateConfig {
     fn fixed(t_ms: u64, k_fill: f64, k_drain: f64) -> Self {
+        Self::custom(Duration::from_millis(t_ms), k_fill, k_drain)
+    }
+
+    /// Any point of section 6.2.5's parameter space: T_f = T_d = `threshold`, sigma_f =
+    /// `k_fill` x rho (> 1), sigma_d = `k_drain` x rho (< 1) (scenario `cc = "proprate"`).
+    pub fn custom(threshold: Duration, k_fill: f64, k_drain: f64) -> Self {
         PropRateConfig {
-            t_fill: Duration::from_millis(t_ms),
-            t_drain: Duration::from_millis(t_ms),
+            t_fill: threshold,
+            t_drain: threshold,
             k_fill: Gain::Fixed(k_fill),
             k_drain: Gain::Fixed(k_drain),
             monitor_fraction: 0.5,
@@ -103,6 +109,12 @@ impl PropRate {
 
     pub fn config(&self) -> &PropRateConfig {
         &self.cfg
+    }
+
+    /// Replaces the thresholds and gains (before the connection starts).
+    pub fn set_config(&mut self, cfg: PropRateConfig) {
+        self.cfg = cfg;
+        self.est = SlidingWindowRate::new(cfg.estimator);
     }
 }
 

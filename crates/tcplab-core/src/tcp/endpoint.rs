@@ -229,11 +229,9 @@ impl Endpoint {
             cfg.max_rto,
             cfg.ts_granularity,
         );
-        let mut cc = Cc::new(cfg.cc, mss, cfg.initial_cwnd_pkts as u64 * mss as u64);
+        let mut cc = Cc::with_config(cfg.cc, mss, cfg.initial_cwnd_pkts as u64 * mss as u64, &cfg);
         cc.set_peer_ts_granularity(cfg.ts_granularity);
         cc.set_rate_error(cfg.rate_error_cv, 0, 0);
-        cc.set_rre_feedback_delay(cfg.rre_feedback_delay);
-        cc.set_abc_limit(cfg.abc_limit_pkts);
         let our_wscale = wscale_for(cfg.rcv_buf_bytes);
         let sb =
             Scoreboard::with_capacity((cfg.snd_buf_bytes / mss as u64).min(1 << 16) as usize + 2);
@@ -438,10 +436,8 @@ impl Endpoint {
         } else {
             self.cfg.cc
         };
-        self.cc = Cc::new(kind, self.mss, iw);
+        self.cc = Cc::with_config(kind, self.mss, iw, &self.cfg);
         self.cc.set_peer_ts_granularity(self.peer_ts_granularity);
-        self.cc.set_rre_feedback_delay(self.cfg.rre_feedback_delay);
-        self.cc.set_abc_limit(self.cfg.abc_limit_pkts);
         let (seed, component) = self.rng_seed;
         self.cc
             .set_rate_error(self.cfg.rate_error_cv, seed, component);

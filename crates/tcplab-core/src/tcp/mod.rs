@@ -100,6 +100,11 @@ pub struct TcpConfig {
     /// (RFC 3465's L). 1 = RFC 5681 section 3.1 (ns-3 too); Linux adds every segment an ACK
     /// covers (2 with delayed ACKs), which RFC 3465 allows up to L = 2.
     pub abc_limit_pkts: u32,
+    /// `cc = "proprate"` only (thesis 6.2.5): T_f = T_d, and sigma_f / sigma_d as multiples
+    /// of rho (k_fill > 1 > k_drain > 0). The defaults are Table 6.1's PropRate (High).
+    pub proprate_threshold: Duration,
+    pub proprate_k_fill: f64,
+    pub proprate_k_drain: f64,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -144,6 +149,9 @@ impl Default for TcpConfig {
             afc_open_window_in_recovery: false,
             rate_error_cv: 0.0,
             abc_limit_pkts: 1,
+            proprate_threshold: Duration::from_millis(60),
+            proprate_k_fill: 1.25,
+            proprate_k_drain: 0.75,
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
         }
