@@ -68,6 +68,14 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
         "fig6.8a-proprate-frontier", "T=60ms", "proprate", "owd_p95_ms_median")
     assert get("fig6.8a-proprate-frontier", "T=10ms-vs-T=20ms", "proprate", "throughput_ratio_median") < 1
 
+    # 6.2.6 (Figure 6.9): "CUBIC is in fact not very fair when contending with another CUBIC flow
+    # and ... PropRate is relatively friendly to itself"; behind an earlier CUBIC flow "PropRate
+    # still achieves slightly higher throughputs than Sprout and Vegas".
+    t9 = lambda v, m: get("fig6.9-trace-friendliness", "Verizon-LTE-short", v, m)  # noqa: E731
+    assert t9("proprate-high-then-proprate-high", "jain") > 0.95
+    assert t9("cubic-then-cubic", "jain") < t9("proprate-high-then-proprate-high", "jain")
+    assert t9("cubic-then-proprate-high", "y_throughput_mbps") > t9("cubic-then-vegas", "y_throughput_mbps")
+
     # Rows that differ from a thesis number by more than 20% carry a note.
     for r in rows.values():
         if r["paper"] and r["ours"] is not None and abs(r["ours"] / r["paper"] - 1) > 0.2:

@@ -594,6 +594,66 @@ def frontier(ctx: Context, rep: Report) -> None:
                                    "Figure 6.8(a): PropRate's throughput / 95th-percentile delay frontier (x: reference algorithms)"))
 
 
+def trace_friendliness(ctx: Context, rep: Report) -> None:
+    """Figure 6.9: flow X, then flow Y 30 s later, on one trace; throughputs over the last 30 s."""
+    names = ["Verizon-LTE-short"] if ctx.quick else ["Verizon-LTE-short", "TMobile-LTE-short"]
+    same = ["cubic", "proprate-high", "proprate-low", "vegas"]
+    vs_cubic = ["proprate-high", "proprate-low", "vegas"]
+    pairs = [(a, a) for a in same] + [(a, "cubic") for a in vs_cubic] + [("cubic", a) for a in vs_cubic]
+    jobs = [
+        ctx.scenario(P, "trace-friendliness", {**_trace_overrides(t), "flows.0.cc": a, "flows.1.cc": b})
+        for t in names
+        for a, b in pairs
+    ]
+    res = ctx.run_all(jobs, "trace friendliness (Fig. 6.9)")
+    plt = pyplot()
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.5))
+    k = 0
+    share = {}
+    for t in names:
+        for a, b in pairs:
+            ts = res[k].timeseries
+            k += 1
+            g = ts[(ts.kind == "flow") & (ts.metric == "goodput_mbps") & (ts.time_s > 30.0)]
+            x = float(g[g.name == "x"].value.mean())
+            y = float(g[g.name == "y"].value.mean())
+            jain = (x + y) ** 2 / (2 * (x * x + y * y)) if x + y > 0 else 0.0
+            case, var = t, f"{a}-then-{b}"
+            rep.rows.append(Row("fig6.9-trace-friendliness", case, var, "x_throughput_mbps", "Mbit/s", round(x, 4)))
+            rep.rows.append(Row("fig6.9-trace-friendliness", case, var, "y_throughput_mbps", "Mbit/s", round(y, 4)))
+            rep.rows.append(Row("fig6.9-trace-friendliness", case, var, "jain", "", round(jain, 4)))
+            share[(t, a, b)] = (x, y)
+            ax = axs[0] if a == b else axs[1]
+            ax.scatter([x], [y], s=18, marker="o" if t == names[0] else "s", color=f"C{(same + vs_cubic).index(a if a != 'cubic' else b) % 10}")
+            ax.annotate(f"{a} / {b}", (x, y), fontsize=6)
+    # 6.2.6: "if [CUBIC] starts first, then the throughput of the other algorithm is significantly
+    # reduced"; "If the CUBIC flow were to start later, then PropRate ... [is] able to obtain a
+    # significantly larger share": X's share of the pair when X starts first vs second.
+    for cc in vs_cubic:
+        first = [share[(t, cc, "cubic")][0] / max(sum(share[(t, cc, "cubic")]), 1e-9) for t in names]
+        second = [share[(t, "cubic", cc)][1] / max(sum(share[(t, "cubic", cc)]), 1e-9) for t in names]
+        m1, m2 = _median(first), _median(second)
+        said = ("thesis 6.2.6: with CUBIC first 'the throughput of the other algorithm is significantly reduced, though "
+                "PropRate still achieves slightly higher throughputs than Sprout and Vegas'; with CUBIC second PropRate "
+                "obtains 'a significantly larger share of the available bandwidth than that in the earlier case' (no "
+                "number).")
+        if cc.startswith("proprate") and m1 is not None and m2 is not None and m1 < 1.2 * m2:
+            said += (" Not reproduced: our PropRate's share over the last 30 s is about the same whichever flow "
+                     "started first. The thesis gives neither its buffer size nor its receive windows, which decide how "
+                     "long a late CUBIC takes to take over the buffer.")
+        rep.rows.append(Row("fig6.9-trace-friendliness", "all", f"{cc}-vs-cubic", "share_when_first_median", "", m1, note=said))
+        rep.rows.append(Row("fig6.9-trace-friendliness", "all", f"{cc}-vs-cubic", "share_when_second_median", "", m2))
+    for ax, title in zip(axs, ("(a) self-contention", "(b) against CUBIC (X / Y)")):
+        m = max([v for p in share.values() for v in p] + [1.0])
+        ax.plot([0, m], [0, m], "k:", lw=1)
+        ax.set_xlabel("flow X throughput, 30-60 s (Mbit/s)")
+        ax.set_ylabel("flow Y throughput (Y started at 30 s)")
+        ax.set_title(f"Fig. 6.9{title}", fontsize=9)
+    rep.figures.append(save_figure(fig, ctx.out / "fig6_9_trace_friendliness.png",
+                                   "Figure 6.9: throughput of flow X vs flow Y (started 30 s later) over the last 30 s; "
+                                   "o / s: " + " / ".join(names)))
+
+
 def reproduce(ctx: Context) -> Report:
     rep = Report(PAPER, TITLE)
     rep.notes += [
@@ -606,8 +666,9 @@ def reproduce(ctx: Context) -> Report:
         "rounding up in Buffer Fill and down in Drain/Monitor, estimates from the receiver's TSval. Vegas follows "
         "Linux's tcp_vegas (the thesis's baseline).",
         "Not reproduced: PROTEUS-Rate, Sprout-Rate and Sprout (not in tcplab yet), so Figure 6.8(b)-(c); RRE's "
-        "frontier (Figure 6.8(d)); the trace friendliness of 6.2.6 (Figure 6.9); the thesis's own ISP A/B/C traces "
-        "(the Mahimahi traces stand in, as in its Figure 6.4; ATT-LTE-driving stands in for ISP C's mobile trace); "
+        "frontier (Figure 6.8(d)); Sprout and PROTEUS-Rate in Figure 6.9; the thesis's own ISP A/B/C traces "
+        "(the Mahimahi traces stand in, as in its Figure 6.4; ATT-LTE-driving stands in for ISP C's mobile trace, "
+        "the two 'short' traces for its stationary ones); "
         "the Linux-kernel and live-network experiments (5.2.8, 6.2.7).",
         "Our additions to the framework, each argued in crates/tcplab-core/src/rate/: a sending-rate floor of one MSS "
         "per smoothed RTT, only where the module's rate is <= 0 (RRE's sigma_d at small BDPs); a Monitor probe the "
@@ -642,4 +703,5 @@ def reproduce(ctx: Context) -> Report:
     congested_uplink(ctx, rep)
     robustness(ctx, rep)
     frontier(ctx, rep)
+    trace_friendliness(ctx, rep)
     return rep
