@@ -67,6 +67,8 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     assert get("fig6.8a-proprate-frontier", "T=10ms", "proprate", "owd_p95_ms_median") < get(
         "fig6.8a-proprate-frontier", "T=60ms", "proprate", "owd_p95_ms_median")
     assert get("fig6.8a-proprate-frontier", "T=10ms-vs-T=20ms", "proprate", "throughput_ratio_median") < 1
+    # ... and RRE "was not possible to sufficiently drain the buffer to achieve low latencies".
+    assert get("fig6.8d-rre-frontier", "all", "rre-vs-proprate", "min_owd_p95_ratio") > 1.5
 
     # 6.2.6 (Figure 6.9): "CUBIC is in fact not very fair when contending with another CUBIC flow
     # and ... PropRate is relatively friendly to itself"; behind an earlier CUBIC flow "PropRate

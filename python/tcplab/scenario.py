@@ -201,7 +201,7 @@ TCP_KEYS = [
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
     "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
-    "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "frto",
+    "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -465,6 +465,9 @@ class _Parser:
             "proprate_threshold": ("proprate_threshold", c.time(allow_zero=False)),
             "proprate_k_fill": ("proprate_k_fill", self._gain(above_one=True)),
             "proprate_k_drain": ("proprate_k_drain", self._gain(above_one=False)),
+            "rre_threshold": ("rre_threshold", c.time(allow_zero=False)),
+            "rre_b_max": ("rre_b_max", c.time(allow_zero=False)),
+            "rre_b_min": ("rre_b_min", c.time(allow_zero=False)),
             "frto": ("frto", c.boolean),
         }
         for key, value in t.items():
@@ -473,6 +476,17 @@ class _Parser:
         if "mss" in out and out["mss"] > 65495:
             raise c.error(_join(path, "mss"), f"{out['mss']} bytes exceeds the IPv4 maximum of 65495")
         return out
+
+    def _check_rre_delays(self, tcp: dict[str, Any], path: str) -> None:
+        """`cc = "rre-table6.1"`'s B_min < T < B_max (thesis 5.1.2), defaults filled in."""
+        ms = 1_000_000
+        lo, t, hi = tcp.get("rre_b_min", 20 * ms), tcp.get("rre_threshold", 40 * ms), tcp.get("rre_b_max", 60 * ms)
+        if not lo < t < hi:
+            raise self.c.error(
+                path,
+                f"rre_b_min < rre_threshold < rre_b_max must hold, got {lo / ms:g} ms, {t / ms:g} ms and {hi / ms:g} ms "
+                "(unset ones are 20, 40 and 60 ms, Table 6.1's RRE row)",
+            )
 
     def _gain(self, above_one: bool) -> Callable[[Any, str], float]:
         """PropRate's k (thesis 6.1.1): above 1 in Buffer Fill, between 0 and 1 in Drain."""
@@ -554,6 +568,7 @@ class _Parser:
                     if "tcp" in t and short in t["tcp"]:
                         raise c.error(_join(p, short), f'given twice: here and as tcp.{short}; keep one')
                     tcp[short] = c.choice(variants()[short])(t[short], _join(p, short))
+            self._check_rre_delays(tcp, _join(p, "tcp"))
             rtcp = None
             if d_rtcp is not None or "receiver_tcp" in t:
                 rtcp = dict(tcp) | (d_rtcp or {})

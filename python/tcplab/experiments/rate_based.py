@@ -530,68 +530,87 @@ def _pareto(points: list[tuple[float, float]]) -> list[int]:
 
 
 def frontier(ctx: Context, rep: Report) -> None:
-    """Figure 6.8(a): PropRate's throughput / delay frontier over its threshold T and gains k,
-    on the trace that stands in for the thesis's ISP C mobile trace (as in 6.2.3)."""
+    """Figure 6.8(a) and (d): the throughput / delay frontiers of PropRate (over its threshold T
+    and gains k) and of Table 6.1's RRE (over T, B_max and B_min), on the trace that stands in
+    for the thesis's ISP C mobile trace (as in 6.2.3)."""
     t = "ATT-LTE-driving"
     dur = "20s" if ctx.quick else "90s"
     if ctx.quick:
         ts, kfs, kds = [10, 20, 60], [1.25], [0.25, 0.75]
+        rre_ts, ups, downs = [20, 60], [20], [5, 15]
     else:
         ts, kfs, kds = [10, 20, 30, 40, 60, 80], [1.1, 1.25, 1.5], [0.25, 0.5, 0.75]
-    grid = [(tt, kf, kd) for tt in ts for kf in kfs for kd in kds]
-    jobs = [
-        ctx.scenario(P, "trace", {**_trace_overrides(t), "duration": dur, "flows.0.cc": "proprate",
-                                  "flows.0.tcp.proprate_threshold": f"{tt}ms", "flows.0.tcp.proprate_k_fill": kf,
-                                  "flows.0.tcp.proprate_k_drain": kd})
-        for tt, kf, kd in grid
-    ]
-    refs = ["cubic", "vegas", "proprate-high", "proprate-low"]
-    jobs += [ctx.scenario(P, "trace", {**_trace_overrides(t), "duration": dur, "flows.0.cc": cc}) for cc in refs]
-    res = ctx.run_all(jobs, "PropRate frontier (Fig. 6.8a)")
-    fl = [_flow(r) for r in res[: len(grid)]]
-    pts = [(f["owd_ms"]["p95"], f["goodput_mbps"]) for f in fl]
-    front = _pareto(pts)
-    for i, (tt, kf, kd) in enumerate(grid):
-        case = f"T={tt}ms,kf={kf:g},kd={kd:g}"
-        rep.rows.append(Row("fig6.8a-proprate-frontier", case, "proprate", "throughput_mbps", "Mbit/s", round(pts[i][1], 4)))
-        rep.rows.append(Row("fig6.8a-proprate-frontier", case, "proprate", "owd_p95_ms", "ms", round(pts[i][0], 2)))
-        rep.rows.append(Row("fig6.8a-proprate-frontier", case, "proprate", "on_frontier", "", float(i in front)))
+        rre_ts, ups, downs = [20, 40, 60, 80], [10, 20, 40], [5, 10, 15]
+    base = {**_trace_overrides(t), "duration": dur}
+    prop = [((tt, kf, kd), {"flows.0.cc": "proprate", "flows.0.tcp.proprate_threshold": f"{tt}ms",
+                            "flows.0.tcp.proprate_k_fill": kf, "flows.0.tcp.proprate_k_drain": kd})
+            for tt in ts for kf in kfs for kd in kds]
+    rre = [((tt, tt + u, tt - d), {"flows.0.cc": "rre-table6.1", "flows.0.tcp.rre_threshold": f"{tt}ms",
+                                   "flows.0.tcp.rre_b_max": f"{tt + u}ms", "flows.0.tcp.rre_b_min": f"{tt - d}ms"})
+           for tt in rre_ts for u in ups for d in downs]
+    refs = ["cubic", "vegas", "proprate-high", "proprate-low", "rre"]
+    jobs = [ctx.scenario(P, "trace", {**base, **o}) for _, o in prop + rre]
+    jobs += [ctx.scenario(P, "trace", {**base, "flows.0.cc": _ch6_cc(cc)}) for cc in refs]
+    res = ctx.run_all(jobs, "PropRate and RRE frontiers (Fig. 6.8a, 6.8d)")
+    pts = [(_flow(r)["owd_ms"]["p95"], _flow(r)["goodput_mbps"]) for r in res]
+    p_pts, r_pts, ref_pts = pts[: len(prop)], pts[len(prop) : len(prop) + len(rre)], pts[len(prop) + len(rre) :]
+
+    def points(exp: str, variant: str, cases: list[str], xy: list[tuple[float, float]]) -> list[int]:
+        front = _pareto(xy)
+        for i, case in enumerate(cases):
+            rep.rows.append(Row(exp, case, variant, "throughput_mbps", "Mbit/s", round(xy[i][1], 4)))
+            rep.rows.append(Row(exp, case, variant, "owd_p95_ms", "ms", round(xy[i][0], 2)))
+            rep.rows.append(Row(exp, case, variant, "on_frontier", "", float(i in front)))
+        for cc, (d, x) in zip(refs, ref_pts):
+            rep.rows.append(Row(exp, "reference", cc, "throughput_mbps", "Mbit/s", round(x, 4)))
+            rep.rows.append(Row(exp, "reference", cc, "owd_p95_ms", "ms", round(d, 2)))
+        return front
+
+    ea, ed = "fig6.8a-proprate-frontier", "fig6.8d-rre-frontier"
+    p_front = points(ea, "proprate", [f"T={a}ms,kf={b:g},kd={c:g}" for (a, b, c), _ in prop], p_pts)
+    r_front = points(ed, "rre-table6.1", [f"T={a}ms,Bmax={b}ms,Bmin={c}ms" for (a, b, c), _ in rre], r_pts)
     # 6.2.5: "the achieved latency is lower with a smaller threshold, at the cost of reduced
     # throughput. The throughput however will drop off quite steeply when the threshold T is
     # reduced below 20 ms." Medians over the gains at each T.
-    by_t = {tt: [i for i, g in enumerate(grid) if g[0] == tt] for tt in ts}
+    by_t = {tt: [i for i, ((a, _, _), _) in enumerate(prop) if a == tt] for tt in ts}
+    med = {tt: statistics.median(p_pts[i][1] for i in by_t[tt]) for tt in ts}
     for tt in ts:
-        rep.rows.append(Row("fig6.8a-proprate-frontier", f"T={tt}ms", "proprate", "throughput_mbps_median", "Mbit/s",
-                            round(statistics.median(pts[i][1] for i in by_t[tt]), 4)))
-        rep.rows.append(Row("fig6.8a-proprate-frontier", f"T={tt}ms", "proprate", "owd_p95_ms_median", "ms",
-                            round(statistics.median(pts[i][0] for i in by_t[tt]), 2)))
-    med = {tt: statistics.median(pts[i][1] for i in by_t[tt]) for tt in ts}
+        rep.rows.append(Row(ea, f"T={tt}ms", "proprate", "throughput_mbps_median", "Mbit/s", round(med[tt], 4)))
+        rep.rows.append(Row(ea, f"T={tt}ms", "proprate", "owd_p95_ms_median", "ms",
+                            round(statistics.median(p_pts[i][0] for i in by_t[tt]), 2)))
     if 10 in med and 20 in med:
-        rep.rows.append(Row("fig6.8a-proprate-frontier", "T=10ms-vs-T=20ms", "proprate", "throughput_ratio_median", "",
-                            med[10] / med[20],
+        rep.rows.append(Row(ea, "T=10ms-vs-T=20ms", "proprate", "throughput_ratio_median", "", med[10] / med[20],
                             note="thesis 6.2.5: 'the achieved latency is lower with a smaller threshold, at the cost of "
                                  "reduced throughput. The throughput however will drop off quite steeply when the "
                                  "threshold T is reduced below 20 ms' (no number)."))
-    for cc, r in zip(refs, res[len(grid):]):
-        f = _flow(r)
-        rep.rows.append(Row("fig6.8a-proprate-frontier", "reference", cc, "throughput_mbps", "Mbit/s", round(f["goodput_mbps"], 4)))
-        rep.rows.append(Row("fig6.8a-proprate-frontier", "reference", cc, "owd_p95_ms", "ms", round(f["owd_ms"]["p95"], 2)))
+    # 6.2.5 on RRE: "it was not possible to sufficiently drain the buffer to achieve low
+    # latencies by just varying these parameters".
+    rep.rows.append(Row(ed, "all", "rre-vs-proprate", "min_owd_p95_ratio", "",
+                        min(d for d, _ in r_pts) / min(d for d, _ in p_pts),
+                        note="thesis 6.2.5: for RRE 'it was not possible to sufficiently drain the buffer to achieve low "
+                             "latencies by just varying these parameters' (no number): the lowest p95 delay of our RRE "
+                             "grid over PropRate's lowest."))
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, axs = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for k, tt in enumerate(ts):
-        ax.scatter([pts[i][0] for i in by_t[tt]], [pts[i][1] for i in by_t[tt]], s=14, color=f"C{k}", label=f"PropRate T={tt} ms")
-    ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], "k-", lw=1, label="frontier")
-    for cc, r in zip(refs, res[len(grid):]):
-        f = _flow(r)
-        ax.scatter([f["owd_ms"]["p95"]], [f["goodput_mbps"]], marker="x", s=40, color="k")
-        ax.annotate(cc, (f["owd_ms"]["p95"], f["goodput_mbps"]), fontsize=7)
-    ax.set_xscale("log")
-    ax.set_xlabel("95th-percentile one-way delay (ms)")
-    ax.set_ylabel("throughput (Mbit/s)")
-    ax.set_title(f"Fig. 6.8(a): PropRate over T, k_fill, k_drain ({t})", fontsize=9)
-    ax.legend(fontsize=6)
-    rep.figures.append(save_figure(fig, ctx.out / "fig6_8a_proprate_frontier.png",
-                                   "Figure 6.8(a): PropRate's throughput / 95th-percentile delay frontier (x: reference algorithms)"))
+        axs[0].scatter([p_pts[i][0] for i in by_t[tt]], [p_pts[i][1] for i in by_t[tt]], s=14, color=f"C{k}",
+                       label=f"T={tt} ms")
+    for k, tt in enumerate(rre_ts):
+        sel = [i for i, ((a, _, _), _) in enumerate(rre) if a == tt]
+        axs[1].scatter([r_pts[i][0] for i in sel], [r_pts[i][1] for i in sel], s=14, color=f"C{k}", label=f"T={tt} ms")
+    for ax, xy, front, title in ((axs[0], p_pts, p_front, "(a) PropRate over T, k_fill, k_drain"),
+                                 (axs[1], r_pts, r_front, "(d) RRE (Table 6.1 form) over T, B_max, B_min")):
+        ax.plot([xy[i][0] for i in front], [xy[i][1] for i in front], "k-", lw=1, label="frontier")
+        for cc, (d, x) in zip(refs, ref_pts):
+            ax.scatter([d], [x], marker="x", s=40, color="k")
+            ax.annotate(cc, (d, x), fontsize=7)
+        ax.set_xscale("log")
+        ax.set_xlabel("95th-percentile one-way delay (ms)")
+        ax.set_title(f"Fig. 6.8{title} ({t})", fontsize=9)
+        ax.legend(fontsize=6)
+    axs[0].set_ylabel("throughput (Mbit/s)")
+    rep.figures.append(save_figure(fig, ctx.out / "fig6_8_frontiers.png",
+                                   "Figure 6.8(a) and (d): throughput / 95th-percentile delay frontiers (x: reference algorithms)"))
 
 
 def trace_friendliness(ctx: Context, rep: Report) -> None:
@@ -665,8 +684,8 @@ def reproduce(ctx: Context) -> Report:
         "hosts the rate-based framework: paced on a 1 ms tick, "
         "rounding up in Buffer Fill and down in Drain/Monitor, estimates from the receiver's TSval. Vegas follows "
         "Linux's tcp_vegas (the thesis's baseline).",
-        "Not reproduced: PROTEUS-Rate, Sprout-Rate and Sprout (not in tcplab yet), so Figure 6.8(b)-(c); RRE's "
-        "frontier (Figure 6.8(d)); Sprout and PROTEUS-Rate in Figure 6.9; the thesis's own ISP A/B/C traces "
+        "Not reproduced: PROTEUS-Rate, Sprout-Rate and Sprout (not in tcplab yet), so Figure 6.8(b)-(c) and "
+        "their points in Figure 6.9; the thesis's own ISP A/B/C traces "
         "(the Mahimahi traces stand in, as in its Figure 6.4; ATT-LTE-driving stands in for ISP C's mobile trace, "
         "the two 'short' traces for its stationary ones); "
         "the Linux-kernel and live-network experiments (5.2.8, 6.2.7).",

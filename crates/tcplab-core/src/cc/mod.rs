@@ -193,19 +193,31 @@ impl Cc {
     }
 
     /// [`Cc::new`] with the flow's per-algorithm settings from `cfg` applied: RFC 3465's L
-    /// for the window-based ones, RRE's feedback delay, and `cc = "proprate"`'s threshold
-    /// and gains. (The seeded rate-error injection is set separately, with the seed.)
+    /// for the window-based ones, RRE's feedback delay, `cc = "proprate"`'s threshold and
+    /// gains, and `cc = "rre-table6.1"`'s T, B_max and B_min. (The seeded rate-error injection is set separately, with the seed.)
     pub fn with_config(kind: CcKind, mss: u32, initial_cwnd_bytes: u64, cfg: &TcpConfig) -> Self {
         let mut cc = Cc::new(kind, mss, initial_cwnd_bytes);
         cc.set_abc_limit(cfg.abc_limit_pkts);
         cc.set_rre_feedback_delay(cfg.rre_feedback_delay);
-        if let (CcKind::PropRate, Cc::PropRate(c)) = (kind, &mut cc) {
-            c.algorithm_mut()
-                .set_config(proprate::PropRateConfig::custom(
-                    cfg.proprate_threshold,
-                    cfg.proprate_k_fill,
-                    cfg.proprate_k_drain,
-                ));
+        if let Cc::PropRate(c) = &mut cc {
+            match kind {
+                CcKind::PropRate => c
+                    .algorithm_mut()
+                    .set_config(proprate::PropRateConfig::custom(
+                        cfg.proprate_threshold,
+                        cfg.proprate_k_fill,
+                        cfg.proprate_k_drain,
+                    )),
+                CcKind::RreTable61 => {
+                    c.algorithm_mut()
+                        .set_config(proprate::PropRateConfig::rre_time_based(
+                            cfg.rre_threshold,
+                            cfg.rre_b_max,
+                            cfg.rre_b_min,
+                        ))
+                }
+                _ => {}
+            }
         }
         cc
     }
@@ -375,6 +387,29 @@ mod config_tests {
                 proprate::Gain::Fixed(0.25)
             )
         );
+        // rre-table6.1 takes T, B_max and B_min; its defaults are the Table 6.1 row.
+        let rre = TcpConfig {
+            rre_threshold: Duration::from_millis(30),
+            rre_b_max: Duration::from_millis(70),
+            rre_b_min: Duration::from_millis(25),
+            ..Default::default()
+        };
+        match Cc::with_config(CcKind::RreTable61, 1448, 14480, &rre) {
+            Cc::PropRate(c) => assert_eq!(
+                *c.algorithm().config(),
+                proprate::PropRateConfig::rre_time_based(t(30), t(70), t(25))
+            ),
+            _ => unreachable!(),
+        }
+        match Cc::with_config(CcKind::RreTable61, 1448, 14480, &TcpConfig::default()) {
+            Cc::PropRate(c) => {
+                assert_eq!(
+                    *c.algorithm().config(),
+                    proprate::PropRateConfig::rre_table_6_1()
+                )
+            }
+            _ => unreachable!(),
+        }
         // The defaults make `proprate` PropRate (High).
         let high = Cc::with_config(CcKind::PropRate, 1448, 14480, &TcpConfig::default());
         match high {

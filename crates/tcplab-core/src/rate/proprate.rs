@@ -76,16 +76,32 @@ impl PropRateConfig {
     /// Table 6.1 "RRE": T = 40 ms, sigma_f = (1 + (60-40)/(40+RTT)) rho,
     /// sigma_d = (1 - (40-20)/(40+RTT)) rho. (The full chapter-5 RRE is [`super::rre::Rre`].)
     pub fn rre_table_6_1() -> Self {
+        Self::rre_time_based(
+            Duration::from_millis(40),
+            Duration::from_millis(60),
+            Duration::from_millis(20),
+        )
+    }
+
+    /// Table 6.1's RRE row for any T, B_max and B_min given as buffer delays (section 6.2.5
+    /// varies them): T_f = T_d = T, sigma_f = (1 + (B_max - T) / (T + RTT_min)) rho and
+    /// sigma_d = (1 - (T - B_min) / (T + RTT_min)) rho.
+    pub fn rre_time_based(t: Duration, b_max: Duration, b_min: Duration) -> Self {
+        let (t_ms, max_ms, min_ms) = (
+            t.as_millis_f64(),
+            b_max.as_millis_f64(),
+            b_min.as_millis_f64(),
+        );
         PropRateConfig {
-            t_fill: Duration::from_millis(40),
-            t_drain: Duration::from_millis(40),
+            t_fill: t,
+            t_drain: t,
             k_fill: Gain::RttScaled {
-                offset_ms: 60.0 - 40.0,
-                base_ms: 40.0,
+                offset_ms: max_ms - t_ms,
+                base_ms: t_ms,
             },
             k_drain: Gain::RttScaled {
-                offset_ms: -(40.0 - 20.0),
-                base_ms: 40.0,
+                offset_ms: -(t_ms - min_ms),
+                base_ms: t_ms,
             },
             monitor_fraction: 0.5,
             estimator: SlidingWindowConfig::default(),

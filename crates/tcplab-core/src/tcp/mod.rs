@@ -105,6 +105,11 @@ pub struct TcpConfig {
     pub proprate_threshold: Duration,
     pub proprate_k_fill: f64,
     pub proprate_k_drain: f64,
+    /// `cc = "rre-table6.1"` only (thesis 6.2.5): T, B_max and B_min as buffer delays
+    /// (B_min < T < B_max). The defaults are Table 6.1's 40, 60 and 20 ms.
+    pub rre_threshold: Duration,
+    pub rre_b_max: Duration,
+    pub rre_b_min: Duration,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -152,6 +157,9 @@ impl Default for TcpConfig {
             proprate_threshold: Duration::from_millis(60),
             proprate_k_fill: 1.25,
             proprate_k_drain: 0.75,
+            rre_threshold: Duration::from_millis(40),
+            rre_b_max: Duration::from_millis(60),
+            rre_b_min: Duration::from_millis(20),
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
         }
