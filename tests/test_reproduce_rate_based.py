@@ -49,6 +49,14 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
         # ... while PropRate (High) keeps most of the capacity.
         assert get("traces", t, "proprate-high", "throughput_mbps") > 0.6 * cap
 
+    # The receive-window ablation: the explicit default buffer reproduces the traces rows, and
+    # Linux's default tcp_rmem (87380 B) shortens CUBIC's delay on the outage trace as well.
+    u = "TMobile-UMTS-driving"
+    for cc in ("cubic", "proprate-high", "proprate-low", "rre"):
+        for m in ("throughput_mbps", "owd_p95_ms"):
+            assert get("outage-receive-window", f"{u},rcv_buf=4MiB", cc, m) == get("traces", u, cc, m)
+    assert get("outage-receive-window", f"{u},rcv_buf=87380B", "cubic", "owd_p95_ms") < 0.5 * get("traces", u, "cubic", "owd_p95_ms")
+
     # 6.2.3: the rate-based senders are far more resilient to a congested uplink. CUBIC's ACKs
     # queue behind the upload and fire spurious timeouts, which F-RTO (tcp key frto, on by
     # default as in the thesis's Linux) undoes: about 1 Mbit/s in the quick run instead of
