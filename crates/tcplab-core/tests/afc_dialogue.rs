@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::script::{drain, ms, one, IRS, ISS, NS};
+use common::script::{drain, ms, one, synack, IRS, ISS, NS};
 
 use common::{run, Channel, Scenario};
 use tcplab_core::fc::FcKind;
@@ -61,14 +61,7 @@ fn sender(cfg: TcpConfig, peer_afc: bool) -> Endpoint {
     a.connect(ms(0));
     let syn = one(&mut a, ms(0));
     assert_eq!(syn.flags, Flags::SYN);
-    let synack = Segment {
-        seq: SeqNo(IRS),
-        ack: SeqNo(ISS + 1),
-        flags: Flags::SYN | Flags::ACK,
-        window: 65535,
-        options: peer_opts(peer_afc),
-        ..Default::default()
-    };
+    let synack = synack(65535, peer_opts(peer_afc));
     a.handle_segment(ms(50), &synack);
     one(&mut a, ms(50));
     assert_eq!(a.state(), EndpointState::Established);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::script::{drain, ms, one, IRS, ISS, NS};
+use common::script::{drain, ms, one, synack, IRS, ISS, NS};
 
 use common::{run, Channel, Scenario};
 use tcplab_core::segment::payload_tag;
@@ -61,14 +61,7 @@ fn client(cfg: TcpConfig, synack_opts: TcpOptions, window: u16) -> Endpoint {
     a.connect(ms(0));
     let syn = one(&mut a, ms(0));
     assert_eq!(syn.flags, Flags::SYN);
-    let synack = Segment {
-        seq: SeqNo(IRS),
-        ack: SeqNo(ISS + 1),
-        flags: Flags::SYN | Flags::ACK,
-        window,
-        options: synack_opts,
-        ..Default::default()
-    };
+    let synack = synack(window, synack_opts);
     a.handle_segment(ms(50), &synack);
     let ack = one(&mut a, ms(50));
     assert_eq!(
@@ -134,14 +127,7 @@ fn handshake_negotiates_all_options() {
     assert!(drain(&mut a, ms(0)).is_empty());
     assert_eq!(a.poll_timeout(), Some(ms(1000)));
 
-    let synack = Segment {
-        seq: SeqNo(IRS),
-        ack: SeqNo(ISS + 1),
-        flags: Flags::SYN | Flags::ACK,
-        window: 30_000,
-        options: full_syn_options(777, 0),
-        ..Default::default()
-    };
+    let synack = synack(30_000, full_syn_options(777, 0));
     a.handle_segment(ms(50), &synack);
     let ack = one(&mut a, ms(50));
     assert_eq!(
@@ -271,14 +257,7 @@ fn syn_is_retransmitted_with_exponential_backoff() {
     }
     assert_eq!(a.stats().timeouts, 2);
     // Karn: no RTT sample from a retransmitted SYN; RFC 5681 3.1: initial window 1 segment.
-    let synack = Segment {
-        seq: SeqNo(IRS),
-        ack: SeqNo(ISS + 1),
-        flags: Flags::SYN | Flags::ACK,
-        window: 65535,
-        options: plain_opts(),
-        ..Default::default()
-    };
+    let synack = synack(65535, plain_opts());
     a.handle_segment(ms(3100), &synack);
     assert_eq!(a.stats().rtt_samples, 0);
     assert_eq!(a.cwnd(), 1000);

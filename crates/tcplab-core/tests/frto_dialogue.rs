@@ -2,7 +2,7 @@
 //! at t, assert exactly what goes out, check both sides of the retransmission deadline.
 
 mod common;
-use common::script::{drain, ms, IRS, ISS, NS};
+use common::script::{drain, ms, synack, IRS, ISS, NS};
 use tcplab_core::tcp::{Endpoint, EndpointState, TcpConfig};
 use tcplab_core::{Duration, Flags, SackBlock, Segment, SeqNo, TcpOptions};
 
@@ -47,18 +47,14 @@ fn timed_out(frto: bool, sack: bool) -> Endpoint {
     let mut a = Endpoint::new(cfg(frto), SeqNo(ISS));
     a.connect(ms(0));
     drain(&mut a, ms(0));
-    let synack = Segment {
-        seq: SeqNo(IRS),
-        ack: SeqNo(ISS + 1),
-        flags: Flags::SYN | Flags::ACK,
-        window: 65535,
-        options: TcpOptions {
+    let synack = synack(
+        65535,
+        TcpOptions {
             mss: Some(1000),
             sack_permitted: sack,
             ..Default::default()
         },
-        ..Default::default()
-    };
+    );
     a.handle_segment(ms(50), &synack);
     drain(&mut a, ms(50));
     assert_eq!(a.state(), EndpointState::Established);

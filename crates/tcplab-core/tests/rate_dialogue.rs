@@ -3,7 +3,7 @@
 //! from the ACKs (TSval, SACK, duplicate ACKs). Endpoint contract: `crate::rate` docs.
 
 mod common;
-use common::script::{ms, IRS, ISS};
+use common::script::{ms, synack, IRS, ISS};
 use tcplab_core::cc::{Cc, CcKind};
 use tcplab_core::rate::RateState;
 use tcplab_core::tcp::{Endpoint, TcpConfig, Timer};
@@ -133,12 +133,9 @@ fn client(c: TcpConfig, peer: &Peer) -> Endpoint {
     let mut a = Endpoint::new(c, SeqNo(ISS));
     a.connect(ms(0));
     assert!(a.poll_transmit(ms(0)).is_some());
-    let synack = Segment {
-        seq: SeqNo(IRS),
-        ack: SeqNo(ISS + 1),
-        flags: Flags::SYN | Flags::ACK,
-        window: 65535,
-        options: TcpOptions {
+    let synack = synack(
+        65535,
+        TcpOptions {
             mss: Some(MSS as u16),
             window_scale: Some(4),
             sack_permitted: sack,
@@ -148,8 +145,7 @@ fn client(c: TcpConfig, peer: &Peer) -> Endpoint {
             }),
             ..Default::default()
         },
-        ..Default::default()
-    };
+    );
     a.handle_segment(ms(50), &synack);
     while a.poll_transmit(ms(50)).is_some() {}
     a

@@ -670,7 +670,7 @@ def trace_friendliness(ctx: Context, rep: Report) -> None:
             rep.rows.append(Row("fig6.9-trace-friendliness", case, var, "jain", "", round(jain, 4)))
             share[(t, a, b)] = (x, y)
             ax = axs[0] if a == b else axs[1]
-            ax.scatter([x], [y], s=18, marker="o" if t == names[0] else "s", color=f"C{(same + vs_cubic).index(a if a != 'cubic' else b) % 10}")
+            ax.scatter([x], [y], s=18, marker="o" if t == names[0] else "s", color=f"C{same.index(b if a == 'cubic' else a)}")
             ax.annotate(f"{a} / {b}", (x, y), fontsize=6)
     # 6.2.6: "if [CUBIC] starts first, then the throughput of the other algorithm is significantly
     # reduced"; "If the CUBIC flow were to start later, then PropRate ... [is] able to obtain a

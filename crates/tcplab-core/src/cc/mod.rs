@@ -163,62 +163,48 @@ pub enum Cc {
 }
 
 impl Cc {
-    /// A controller with initial window `initial_cwnd_bytes` for segments of `mss` bytes.
+    /// A controller with initial window `initial_cwnd_bytes` for segments of `mss` bytes and
+    /// the default per-algorithm settings.
     pub fn new(kind: CcKind, mss: u32, initial_cwnd_bytes: u64) -> Self {
-        match kind {
+        Self::with_config(kind, mss, initial_cwnd_bytes, &TcpConfig::default())
+    }
+
+    /// [`Cc::new`] with the flow's per-algorithm settings from `cfg`: RFC 3465's L for the
+    /// window-based ones, RRE's feedback delay, `cc = "rre-table6.1"`'s T, B_max and B_min,
+    /// and `cc = "proprate"`'s threshold and gains. (The seeded rate-error injection is set
+    /// separately, with the seed.)
+    pub fn with_config(kind: CcKind, mss: u32, initial_cwnd_bytes: u64, cfg: &TcpConfig) -> Self {
+        let prop = |c: proprate::PropRateConfig| {
+            Cc::PropRate(RateFramework::new(mss, proprate::PropRate::new(c)))
+        };
+        let mut cc = match kind {
             CcKind::NewReno => Cc::NewReno(newreno::NewReno::new(mss, initial_cwnd_bytes)),
             CcKind::Cubic => Cc::Cubic(cubic::Cubic::new(mss, initial_cwnd_bytes)),
             CcKind::Vegas => Cc::Vegas(vegas::Vegas::new(mss, initial_cwnd_bytes)),
             CcKind::Westwood => Cc::Westwood(westwood::Westwood::new(mss, initial_cwnd_bytes)),
             // The rate-based framework has no initial window: it starts with a burst of
             // n = 10 packets (thesis 4.1.5).
-            CcKind::Rre => Cc::Rre(RateFramework::new(mss, rre::Rre::default())),
-            CcKind::PropRateHigh => Cc::PropRate(RateFramework::new(
+            CcKind::Rre => Cc::Rre(RateFramework::new(
                 mss,
-                proprate::PropRate::new(proprate::PropRateConfig::high()),
+                rre::Rre::new(rre::RreConfig {
+                    feedback_delay: cfg.rre_feedback_delay,
+                    ..Default::default()
+                }),
             )),
-            CcKind::PropRateLow => Cc::PropRate(RateFramework::new(
-                mss,
-                proprate::PropRate::new(proprate::PropRateConfig::low()),
+            CcKind::PropRateHigh => prop(proprate::PropRateConfig::high()),
+            CcKind::PropRateLow => prop(proprate::PropRateConfig::low()),
+            CcKind::RreTable61 => prop(proprate::PropRateConfig::rre_time_based(
+                cfg.rre_threshold,
+                cfg.rre_b_max,
+                cfg.rre_b_min,
             )),
-            CcKind::RreTable61 => Cc::PropRate(RateFramework::new(
-                mss,
-                proprate::PropRate::new(proprate::PropRateConfig::rre_table_6_1()),
+            CcKind::PropRate => prop(proprate::PropRateConfig::custom(
+                cfg.proprate_threshold,
+                cfg.proprate_k_fill,
+                cfg.proprate_k_drain,
             )),
-            CcKind::PropRate => Cc::PropRate(RateFramework::new(
-                mss,
-                proprate::PropRate::new(proprate::PropRateConfig::high()),
-            )),
-        }
-    }
-
-    /// [`Cc::new`] with the flow's per-algorithm settings from `cfg` applied: RFC 3465's L
-    /// for the window-based ones, RRE's feedback delay, `cc = "proprate"`'s threshold and
-    /// gains, and `cc = "rre-table6.1"`'s T, B_max and B_min. (The seeded rate-error injection is set separately, with the seed.)
-    pub fn with_config(kind: CcKind, mss: u32, initial_cwnd_bytes: u64, cfg: &TcpConfig) -> Self {
-        let mut cc = Cc::new(kind, mss, initial_cwnd_bytes);
+        };
         cc.set_abc_limit(cfg.abc_limit_pkts);
-        cc.set_rre_feedback_delay(cfg.rre_feedback_delay);
-        if let Cc::PropRate(c) = &mut cc {
-            match kind {
-                CcKind::PropRate => c
-                    .algorithm_mut()
-                    .set_config(proprate::PropRateConfig::custom(
-                        cfg.proprate_threshold,
-                        cfg.proprate_k_fill,
-                        cfg.proprate_k_drain,
-                    )),
-                CcKind::RreTable61 => {
-                    c.algorithm_mut()
-                        .set_config(proprate::PropRateConfig::rre_time_based(
-                            cfg.rre_threshold,
-                            cfg.rre_b_max,
-                            cfg.rre_b_min,
-                        ))
-                }
-                _ => {}
-            }
-        }
         cc
     }
 
@@ -242,13 +228,6 @@ impl Cc {
             Cc::Vegas(c) => c.set_abc_limit(l),
             Cc::Westwood(c) => c.set_abc_limit(l),
             Cc::Rre(_) | Cc::PropRate(_) => {}
-        }
-    }
-
-    /// RRE (`CcKind::Rre`) only: which delay equations (5.5)/(5.6) use. No-op otherwise.
-    pub fn set_rre_feedback_delay(&mut self, d: crate::rate::rre::FeedbackDelay) {
-        if let Cc::Rre(c) = self {
-            c.algorithm_mut().set_feedback_delay(d);
         }
     }
 

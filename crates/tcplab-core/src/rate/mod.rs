@@ -247,10 +247,6 @@ impl<A: RateAlgorithm> RateFramework<A> {
     pub fn algorithm(&self) -> &A {
         &self.alg
     }
-    /// For configuring the module before the connection starts.
-    pub fn algorithm_mut(&mut self) -> &mut A {
-        &mut self.alg
-    }
     /// The Slow Start burst size n in packets.
     pub fn burst_pkts(&self) -> u32 {
         self.burst_pkts

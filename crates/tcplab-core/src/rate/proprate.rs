@@ -126,12 +126,6 @@ impl PropRate {
     pub fn config(&self) -> &PropRateConfig {
         &self.cfg
     }
-
-    /// Replaces the thresholds and gains (before the connection starts).
-    pub fn set_config(&mut self, cfg: PropRateConfig) {
-        self.cfg = cfg;
-        self.est = SlidingWindowRate::new(cfg.estimator);
-    }
 }
 
 fn scale(rho: Bandwidth, k: f64) -> Bandwidth {

@@ -98,10 +98,6 @@ impl Rre {
         }
     }
 
-    pub fn set_feedback_delay(&mut self, d: FeedbackDelay) {
-        self.cfg.feedback_delay = d;
-    }
-
     fn rtt_s(ctx: &RateContext) -> f64 {
         ctx.min_rtt
             .or(ctx.srtt)

@@ -2,7 +2,7 @@
 //! segments an endpoint sends in response to one input.
 
 use tcplab_core::tcp::Endpoint;
-use tcplab_core::{Duration, Instant, Segment};
+use tcplab_core::{Duration, Flags, Instant, Segment, SeqNo, TcpOptions};
 
 /// One nanosecond: "just before a deadline" is `deadline - NS`.
 pub const NS: Duration = Duration(1);
@@ -24,4 +24,16 @@ pub fn one(ep: &mut Endpoint, now: Instant) -> Segment {
     let v = drain(ep, now);
     assert_eq!(v.len(), 1, "expected exactly one segment, got {v:#?}");
     v[0]
+}
+
+/// The peer's SYN-ACK to our SYN (ISS), from its IRS, advertising `window` with `options`.
+pub fn synack(window: u16, options: TcpOptions) -> Segment {
+    Segment {
+        seq: SeqNo(IRS),
+        ack: SeqNo(ISS + 1),
+        flags: Flags::SYN | Flags::ACK,
+        window,
+        options,
+        ..Default::default()
+    }
 }
