@@ -16,7 +16,7 @@ import tcplab
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "scenarios" / "examples"
 BAD = Path(__file__).resolve().parent / "bad_scenarios"
-CELLULAR = REPO.parent / "shared" / "traces" / "cellular"
+CELLULAR = REPO / "python" / "tcplab" / "traces" / "cellular"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

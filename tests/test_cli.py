@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tcplab import cli as tcli
-from conftest import CELLULAR, EXAMPLES, cli
+from conftest import EXAMPLES, cli
 
 P2P = str(EXAMPLES / "p2p-bulk.toml")
 
@@ -158,8 +158,6 @@ SHORT = {
 
 @pytest.mark.parametrize("name", list(SHORT))
 def test_real_run_examples(name, tmp_path):
-    if name == "cellular-trace" and not CELLULAR.exists():
-        pytest.skip("cellular traces absent")
     sets = [a for kv in ["duration=3s", *SHORT[name]] for a in ("--set", kv)]
     r = cli("run", str(EXAMPLES / f"{name}.toml"), "--out", str(tmp_path / "o"), *sets, "--json")
     assert r.returncode == 0, r.stderr

@@ -58,13 +58,9 @@ def test_cli_trace_info_errors(tmp_path: Path):
     assert (r.returncode, r.stdout, r.stderr) == (2, "", "error: trace file not found: missing.down\n")
 
 
-needs_traces = pytest.mark.skipif(not CELLULAR.exists(), reason=f"cellular traces absent ({CELLULAR})")
-
-
-@needs_traces
 @pytest.mark.parametrize(
     "name, mean, seconds",
-    [  # the figures of shared/traces/cellular/README.md
+    [  # the figures of traces/cellular/README.md
         ("Verizon-LTE-short.down", 5.03, 140),
         ("TMobile-LTE-short.up", 13.32, 140),
         ("ATT-LTE-driving-2016.down", 4.56, 120),
@@ -77,7 +73,6 @@ def test_trace_info_real(name, mean, seconds):
     assert 0 <= i.min_mbps < i.mean_mbps < i.max_mbps
 
 
-@needs_traces
 def test_cli_trace_info_json_is_pure():
     r = cli("trace-info", "--json", str(CELLULAR / "Verizon-LTE-short.down"))
     assert r.returncode == 0 and r.stderr == ""
@@ -88,7 +83,6 @@ def test_cli_trace_info_json_is_pure():
     assert [x["lines"] for x in json.loads(r.stdout)] == [58655, 69367]
 
 
-@needs_traces
 def test_cli_trace_info_text():
     r = cli("trace-info", str(CELLULAR / "Verizon-LTE-short.down"))
     assert r.returncode == 0

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Cross-validation and speed benchmark against ns-3 3.44 (issue 2).
 
-Runs the three reference scenarios of ../shared/bench/ns3 (p2p-1, dumbbell-10,
-dumbbell-100) in ns-3 and in tcplab (the scenario files beside this script), then prints:
+Runs the three reference scenarios (p2p-1, dumbbell-10, dumbbell-100) in ns-3, through our
+program bench/ns3/tcp-reference.cc, and in tcplab (the scenario files beside this script),
+then prints:
 
 * aggregate goodput (sink bytes * 8 / simulated seconds, as ns-3's script computes it) and
   Jain's index across flows, ours beside ns-3's, with the acceptance bounds of issue 2
@@ -10,13 +11,14 @@ dumbbell-100) in ns-3 and in tcplab (the scenario files beside this script), the
 * speed: data packets delivered to receivers per wall-clock second, median of --runs runs
   of each simulator, measured in this same invocation, one process at a time.
 
-ns-3 is built from the PyPI wheel by ../shared/bench/ns3/build.sh on first use (needs
-PyPI). tcplab runs through the release `tcplab-sim` binary on the canonical scenario that
-`tcplab` derives from each TOML file, with time series off (ns-3 records none either).
+The ns-3 program is compiled against the ns-3 PyPI wheel by bench/ns3/build.sh on first use
+(needs PyPI once). tcplab runs through the release `tcplab-sim` binary on the canonical
+scenario that `tcplab` derives from each TOML file, with time series off (ns-3 records none
+either).
 
     python bench/ns3-compare/compare.py                 # all three, 3 runs each
     python bench/ns3-compare/compare.py --runs 5 p2p-1  # a subset
-    python bench/ns3-compare/compare.py --no-ns3        # tcplab only (uses ns-3's reference/*.jsonl)
+    python bench/ns3-compare/compare.py --no-ns3        # tcplab only (uses bench/ns3/reference/*.jsonl)
 
 Writes bench/results/ns3-compare.json and .md. Exit status 1 if a bound is violated.
 """
@@ -33,7 +35,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-SHARED_NS3 = (ROOT / ".." / "shared" / "bench" / "ns3").resolve()
+NS3_DIR = ROOT / "bench" / "ns3"
+NS3_EXE = "tcp-reference"
 SCENARIOS = ["p2p-1", "dumbbell-10", "dumbbell-100"]
 GOODPUT_TOL = 0.05
 JAIN_TOL = 0.05
@@ -45,14 +48,15 @@ def jain(x: list[float]) -> float:
 
 
 def run_ns3(name: str, runs: int, build_dir: Path) -> dict:
-    exe = build_dir / name
-    if not exe.exists():
+    exe = build_dir / NS3_EXE
+    src = NS3_DIR / f"{NS3_EXE}.cc"
+    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
         env = dict(os.environ, BUILD_DIR=str(build_dir))
-        print(f"[ns-3] building into {build_dir} (first use)", file=sys.stderr)
-        subprocess.run(["bash", str(SHARED_NS3 / "build.sh")], check=True, env=env)
+        print(f"[ns-3] building {exe} (first use or source changed)", file=sys.stderr)
+        subprocess.run(["bash", str(NS3_DIR / "build.sh")], check=True, env=env)
     results = []
     for i in range(runs):
-        out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+        out = subprocess.run([str(exe), f"--scenario={name}"], check=True, capture_output=True, text=True).stdout
         r = json.loads(out.strip().splitlines()[-1])
         print(f"[ns-3 {name} #{i + 1}] wall {r['wall_run_s']:.3f} s", file=sys.stderr)
         results.append(r)
@@ -118,8 +122,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=f"any of {', '.join(SCENARIOS)} (default: all)")
     ap.add_argument("--runs", type=int, default=3, help="runs per simulator and scenario (median wall time)")
-    ap.add_argument("--no-ns3", action="store_true", help="use ns-3's stored reference results instead of running it")
-    ap.add_argument("--ns3-build", type=Path, default=ROOT / "bench" / "results" / "ns3-build")
+    ap.add_argument("--no-ns3", action="store_true", help="use the stored ns-3 results in bench/ns3/reference instead of running ns-3")
+    ap.add_argument("--ns3-build", type=Path, default=NS3_DIR / "build", help="where bench/ns3/build.sh puts the ns-3 binary")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = ap.parse_args()
     for s in args.scenarios:
@@ -132,7 +136,7 @@ def main() -> int:
     rows, ok = [], True
     for name in args.scenarios or SCENARIOS:
         if args.no_ns3:
-            ref = [json.loads(l) for l in (SHARED_NS3 / "reference" / f"{name}.jsonl").read_text().splitlines() if l.strip()]
+            ref = [json.loads(l) for l in (NS3_DIR / "reference" / f"{name}.jsonl").read_text().splitlines() if l.strip()]
             ns3 = summarise_ns3(ref)
             ns3["stored"] = True
         else:

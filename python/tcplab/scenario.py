@@ -781,11 +781,7 @@ class Scenario:
     @property
     def sha256(self) -> str:
         """sha256 of the scenario file's bytes followed by the canonical overrides."""
-        h = hashlib.sha256(self._source_bytes)
-        if self.overrides:
-            h.update(b"\0overrides:")
-            h.update(json.dumps(self.overrides, sort_keys=True, separators=(",", ":")).encode())
-        return h.hexdigest()
+        return scenario_sha256(self._source_bytes, self.overrides)
 
     def to_dict(self) -> dict[str, Any]:
         """A deep copy of the canonical scenario."""
@@ -827,6 +823,16 @@ class Scenario:
         return f"<tcplab.Scenario {self.name!r} from {self.source!r}: {len(self.canonical['flows'])} flows, {self.duration_s:g} s>"
 
 
+def scenario_sha256(source_bytes: bytes, overrides: list[tuple[str, Any]]) -> str:
+    """The scenario hash of summary.json: sha256 of the file's bytes followed by the
+    overrides (not the seed), computable without validating the scenario (sweeps do)."""
+    h = hashlib.sha256(source_bytes)
+    if overrides:
+        h.update(b"\0overrides:")
+        h.update(json.dumps([list(kv) for kv in overrides], sort_keys=True, separators=(",", ":")).encode())
+    return h.hexdigest()
+
+
 def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
     c = ctx
     p = _Parser(ctx)
@@ -859,7 +865,8 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
 
 
 def load(source: str | os.PathLike[str] | Mapping[str, Any], overrides: Mapping[str, Any] | Iterable[str] | None = None) -> Scenario:
-    """Load and validate a scenario from a TOML file or from a dict of the same shape.
+    """Load and validate a scenario from a TOML file, a shipped example (``"example:NAME"``,
+    see ``tcplab examples``) or a dict of the same shape.
 
     Raises :class:`tcplab.ScenarioError` (one line naming file and key) on bad input. Paths
     (traces) are relative to the file; for a dict, to the current directory.
@@ -873,6 +880,10 @@ def load(source: str | os.PathLike[str] | Mapping[str, Any], overrides: Mapping[
         doc = copy.deepcopy(dict(source))
         data = json.dumps(doc, sort_keys=True, default=str).encode()
         return Scenario(doc, source="<dict>", base_dir=Path.cwd(), source_bytes=data, overrides=items)
+    if isinstance(source, str) and source.startswith("example:"):
+        from .data import resolve
+
+        source = resolve(source)
     path = Path(source)
     shown = str(source)
     try:

@@ -240,10 +240,7 @@ fn schedule_link_carries_its_mean_rate() {
 
 #[test]
 fn trace_link_runs_a_real_cellular_trace() {
-    let Some(dir) = trace_dir() else {
-        eprintln!("skipping: ../shared/traces/cellular not found");
-        return;
-    };
+    let dir = trace_dir();
     let trace = |f: &str| LinkSpec {
         rate: RateSpec::Trace {
             path: dir.join(f).to_string_lossy().into_owned(),

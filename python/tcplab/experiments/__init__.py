@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterable, Sequence
 from ..runner import Result, run
 from ..scenario import Scenario, load
 
-#: Repository root (scenarios/ lives there).
-ROOT = Path(__file__).resolve().parents[3]
-SCENARIOS = ROOT / "scenarios"
+#: The scenario files ship inside the package (``tcplab/scenarios/<paper>/``), so the
+#: reproductions run from an installed wheel as from a checkout.
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 #: Differences larger than this (relative) must carry an explanation in the report.
 EXPLAIN_ABOVE = 0.20

@@ -35,7 +35,7 @@ CH6_CC = {"rre": "rre-table6.1"}
 
 def _ch6_cc(variant: str) -> str:
     return CH6_CC.get(variant, variant)
-TRACE_DIR = "../../../shared/traces/cellular"
+TRACE_DIR = "../../traces/cellular"
 #: Traces with both directions (TMobile-LTE-driving has no uplink file).
 TRACES = [
     "ATT-LTE-driving",
@@ -705,7 +705,7 @@ def reproduce(ctx: Context) -> Report:
     rep.notes += [
         "Set-up: chapter 5 on the ns-2 model of section 5.2.2 (point-to-point, downlink buffer 2000 packets, "
         "uplink buffer 1 MB, RTT 100 ms; the timed downloads connect at 0 s, as ns-2's one-way agents have no "
-        "handshake); chapter 6 on the Mahimahi traces of ../shared/traces/cellular (both "
+        "handshake); chapter 6 on the Mahimahi traces shipped with tcplab in traces/cellular/ (both "
         "directions, 20 ms propagation each way, 1 MB drop-tail buffers, 90 s downloads). Our RFC TCP endpoint "
         "(SACK, timestamps, delayed ACKs, 1448-byte MSS; window-based slow start one segment per ACK, RFC 5681) "
         "hosts the rate-based framework: paced on a 1 ms tick, "

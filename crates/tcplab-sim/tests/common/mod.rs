@@ -71,9 +71,7 @@ pub fn series(out: &tcplab_sim::RunOutput, entity: u32, metric: &str) -> Vec<f64
         .collect()
 }
 
-/// The Cellular traces shipped beside the repository (../shared/traces/cellular).
-pub fn trace_dir() -> Option<std::path::PathBuf> {
-    let d =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/cellular");
-    d.is_dir().then_some(d)
+/// The cellular traces shipped in the repository (inside the Python package, so wheels carry them).
+pub fn trace_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/tcplab/traces/cellular")
 }
