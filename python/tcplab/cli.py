@@ -1,4 +1,4 @@
-"""The ``tcplab`` command: run, validate, trace-info, reproduce.
+"""The ``tcplab`` command: run, validate, sweep, examples, trace-info, reproduce.
 
 Exit codes: 0 success; 1 the simulation failed (event budget, I/O, cancelled); 2 bad input
 (scenario, trace, usage); 3 the run finished but broke an invariant (results untrustworthy).
@@ -36,10 +36,13 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Deterministic packet-level simulator for TCP flow control and rate-based congestion control.",
         epilog=(
             "examples:\n"
-            "  tcplab run scenarios/examples/p2p-bulk.toml\n"
+            "  tcplab examples\n"
+            "  tcplab run example:cellular-trace\n"
+            "  tcplab run scenarios/examples/p2p-bulk.toml --set flows.0.cc=cubic\n"
             "  tcplab validate scenarios/examples/*.toml\n"
-            "  tcplab trace-info ../shared/traces/cellular/Verizon-LTE-short.down\n\n"
-            "docs: docs/scenarios.md (scenario files), docs/summary.md (outputs), docs/cli.md"
+            "  tcplab sweep my-sweep.toml --workers 2 --out out/my-sweep\n"
+            "  tcplab trace-info traces/cellular/Verizon-LTE-short.down\n\n"
+            "docs: docs/scenarios.md (scenario files), docs/summary.md (outputs), docs/sweep.md, docs/cli.md"
         ),
         formatter_class=fmt,
     )
@@ -57,6 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=(
             "examples:\n"
             "  tcplab run scenarios/examples/p2p-bulk.toml\n"
+            "  tcplab run example:cellular-trace --set duration=10s\n"
             "  tcplab run scenarios/examples/p2p-bulk.toml --seed 7 --out out/bulk-7\n"
             "  tcplab run scenarios/examples/p2p-bulk.toml --set topology.downlink.rate=5Mbit/s --set flows.0.cc=cubic\n"
             "  tcplab run scenarios/examples/p2p-bulk.toml --json > summary.json\n"
@@ -65,7 +69,7 @@ def _build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=fmt,
     )
-    r.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (docs/scenarios.md)")
+    r.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file (docs/scenarios.md), or example:NAME (tcplab examples)")
     r.add_argument("--seed", type=_seed, metavar="N", help="seed (replaces the file's seed)")
     r.add_argument("--out", metavar="DIR", help="output folder (default: out/<scenario name>)")
     r.add_argument(
@@ -90,12 +94,53 @@ def _build_parser() -> argparse.ArgumentParser:
     v.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml")
     v.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a key, as for run")
 
+    sw = sub.add_parser(
+        "sweep",
+        help="run a scenario over a grid of overrides and seeds, on Dask, into a Parquet dataset",
+        description="Run every point of a sweep file's grid with every seed (docs/sweep.md) on a Dask "
+        "cluster: a local one by default, or an existing scheduler. One row per run is stored in a "
+        "Parquet dataset in the output folder as runs finish; started again with the same sweep, it "
+        "skips the runs already stored.",
+        epilog=(
+            "sweep file:\n"
+            '  scenario = "../scenarios/examples/p2p-bulk.toml"   # relative to the sweep file\n'
+            "  seeds = [1, 2, 3]                                   # or { first = 1, count = 100 }\n"
+            "  [grid]\n"
+            '  "topology.downlink.rate" = ["5Mbit/s", "10Mbit/s"]\n'
+            '  "flows.0.cc" = ["cubic", "newreno"]\n\n'
+            "examples:\n"
+            "  tcplab sweep my-sweep.toml --workers 2\n"
+            "  tcplab sweep my-sweep.toml --scheduler tcp://10.0.0.5:8786 --out /scratch/sweeps/a\n"
+            "  python -c \"import pandas; print(pandas.read_parquet('out/my-sweep'))\"\n\n"
+            "exit codes: 0 every run ok, 1 some run failed (recorded with its error), 2 bad input, "
+            "3 some run broke an invariant"
+        ),
+        formatter_class=fmt,
+    )
+    sw.add_argument("sweep", metavar="SWEEP.toml", help="sweep file (docs/sweep.md)")
+    sw.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default: all cores)")
+    sw.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler, e.g. tcp://host:8786, instead of a local cluster")
+    sw.add_argument("--out", metavar="DIR", help="Parquet dataset folder (default: out/<sweep name>)")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines on stderr")
+    sw.add_argument("--flush-every", type=float, default=5.0, metavar="SECONDS",
+                    help="write finished rows at least this often (default 5; a kill loses at most this much work)")
+
+    ex = sub.add_parser(
+        "examples",
+        help="list the scenarios and traces shipped with tcplab",
+        description="List the scenario files shipped inside the package (run one with "
+        "`tcplab run example:NAME`) and the folder of the shipped Mahimahi traces.",
+        formatter_class=fmt,
+    )
+    ex.add_argument("--json", action="store_true", help="print JSON: {examples: [{name, path, description}], traces: [path]}")
+
     t = sub.add_parser(
         "trace-info",
         help="duration and mean/min/max rate of Mahimahi trace files",
         description="Print a Mahimahi trace's duration, number of delivery opportunities and "
         "mean/min/max rate (min and max over whole 1-second windows).",
-        epilog="examples:\n  tcplab trace-info ../shared/traces/cellular/Verizon-LTE-short.down\n  tcplab trace-info --json trace.down",
+        epilog="examples:\n  tcplab trace-info traces/cellular/Verizon-LTE-short.down\n  tcplab trace-info --json trace.down\n\n"
+        "the traces shipped with tcplab: tcplab examples",
         formatter_class=fmt,
     )
     t.add_argument("traces", nargs="+", metavar="FILE")
@@ -111,6 +156,7 @@ def _build_parser() -> argparse.ArgumentParser:
             "examples:\n"
             "  tcplab reproduce afc --quick\n"
             "  tcplab reproduce rate-based --out out/rate-based --jobs 2\n"
+            "  tcplab reproduce rate-based --scheduler tcp://10.0.0.5:8786\n"
             "  tcplab reproduce afc --json > afc.json\n\n"
             "--json prints {\"paper\": ..., \"rows\": [{experiment, case, variant, metric, unit, ours, paper}, ...]}"
         ),
@@ -121,6 +167,7 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", metavar="DIR", help="output folder (default: out/reproduce-<paper>)")
     rp.add_argument("--json", action="store_true", help="print the rows as JSON to stdout and nothing else")
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel simulations (default: all cores)")
+    rp.add_argument("--scheduler", metavar="ADDRESS", help="run on a running Dask scheduler's workers (tcp://host:8786) instead of local threads")
     rp.add_argument("--seed", type=_seed, metavar="N", help="seed for every run (default: each scenario's own)")
     return p
 
@@ -285,6 +332,58 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return worst
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweeps import EXIT_OK, EXIT_RUN_FAILED, EXIT_RUN_INVALID, load_sweep, run_sweep
+
+    if args.workers is not None and args.workers < 1:
+        _err("--workers must be at least 1")
+        return EXIT_USER
+    if args.workers is not None and args.scheduler:
+        _err("--workers sizes the local cluster; with --scheduler the scheduler's workers run the sweep")
+        return EXIT_USER
+    sw = load_sweep(args.sweep)
+    out = Path(args.out) if args.out else Path("out") / sw.name
+    print(f"sweep {sw.name}: {sw.size} runs ({sw.size // len(sw.seeds)} grid points x {len(sw.seeds)} seeds) -> {out}/",
+          file=sys.stderr)
+    if not args.flush_every > 0:
+        _err("--flush-every must be a positive number of seconds")
+        return EXIT_USER
+    res = run_sweep(sw, out, workers=args.workers, scheduler=args.scheduler, progress=not args.no_progress,
+                    flush_every_s=args.flush_every)
+    n = res.counts()
+    print(f"{res.total} runs stored in {out}/ ({res.stored_before} before, {res.ran} now, {res.wall_s:.1f} s): "
+          f"{n['ok']} ok, {n['error']} failed, {n['invalid']} broke an invariant")
+    bad = res.frame[res.frame["status"] != "ok"]
+    for _, row in bad.head(5).iterrows():
+        keys = ", ".join(f"{k}={row[k]}" for k in sw.grid)
+        print(f"  run {row['run']} ({keys}{', ' if keys else ''}seed={row['seed']}): {row['status']}: {row['error']}",
+              file=sys.stderr)
+    if len(bad) > 5:
+        print(f"  ... and {len(bad) - 5} more (column 'error' of the dataset)", file=sys.stderr)
+    if n["invalid"]:
+        return EXIT_RUN_INVALID
+    return EXIT_RUN_FAILED if n["error"] else EXIT_OK
+
+
+def _cmd_examples(args: argparse.Namespace) -> int:
+    from .data import TRACE_DIR, examples, traces
+
+    exs = examples()
+    if args.json:
+        payload = {"examples": [{"name": e.name, "path": str(e.path), "description": e.description} for e in exs],
+                   "traces": [str(p) for p in traces()]}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return 0
+    width = max(len(e.name) for e in exs)
+    print("scenarios (tcplab run example:NAME):")
+    for e in exs:
+        print(f"  {e.name:<{width}}  {e.description}")
+    print(f"\ntraces (Mahimahi format) in {TRACE_DIR}:")
+    for p in traces():
+        print(f"  {p.relative_to(TRACE_DIR)}")
+    return 0
+
+
 def _cmd_trace_info(args: argparse.Namespace) -> int:
     from .traces import trace_info
 
@@ -319,7 +418,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         _err("--jobs must be at least 1")
         return EXIT_USER
     out = Path(args.out) if args.out else Path("out") / f"reproduce-{args.paper}"
-    rep = reproduce(args.paper, quick=args.quick, out=out, jobs=args.jobs, seed=args.seed, progress=not args.json)
+    rep = reproduce(args.paper, quick=args.quick, out=out, jobs=args.jobs, seed=args.seed, progress=not args.json,
+                    scheduler=args.scheduler)
     written = rep.write(out)
     if args.json:
         sys.stdout.write(json.dumps(rep.to_json(), indent=2) + "\n")
@@ -345,6 +445,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_validate(args)
         if args.command == "reproduce":
             return _cmd_reproduce(args)
+        if args.command == "sweep":
+            return _cmd_sweep(args)
+        if args.command == "examples":
+            return _cmd_examples(args)
         return _cmd_trace_info(args)
     except ScenarioError as e:
         _err(str(e))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import time
@@ -139,7 +140,10 @@ def run(
     from . import _tcplab
 
     sc = scenario if isinstance(scenario, Scenario) else load(scenario)
-    canonical = sc.to_dict()
+    # Only the seed and the pcap paths change: a shallow copy with its own record table
+    # (a deep copy of a large scenario costs more than a short run).
+    canonical = dict(sc.canonical)
+    canonical["record"] = copy.deepcopy(sc.canonical["record"])
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an integer in 0..2^64-1, got {seed!r}")

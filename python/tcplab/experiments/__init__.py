@@ -11,16 +11,16 @@ A paper module defines ``PAPER`` (a citation string), ``TITLE`` and
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import sys
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from ..parallel import Engine
 from ..runner import Result, run
 from ..scenario import Scenario, load
 
@@ -149,48 +149,50 @@ def _fmt(v: float | None) -> str:
 
 
 class Context:
-    """What a paper module gets: options, an output folder, and a parallel runner."""
+    """What a paper module gets: options, an output folder, and the runner of its grids
+    (the sweep engine, :class:`tcplab.parallel.Engine`, on threads of this process)."""
 
-    def __init__(self, *, quick: bool, out: Path, jobs: int, seed: int | None, progress: bool):
+    def __init__(self, *, quick: bool, out: Path, jobs: int, seed: int | None, progress: bool, engine: Engine | None = None):
         self.quick = quick
         self.out = out
         self.jobs = max(1, jobs)
         self.seed = seed
         self.progress = progress
-        self._lock = threading.Lock()
+        self.engine = engine
 
     def scenario(self, paper: str, name: str, overrides: dict[str, Any] | None = None) -> Scenario:
         """``scenarios/<paper>/<name>.toml`` with ``overrides`` (dotted keys) applied."""
         return load(SCENARIOS / paper / f"{name}.toml", overrides)
 
     def run_all(self, jobs: Sequence[Scenario], label: str = "runs") -> list[Result]:
-        """Runs scenarios on ``self.jobs`` threads (the simulator releases the GIL), in
-        order of submission for the results, with a progress line on a terminal.
-        A run that breaks an invariant raises: its numbers must not enter a report."""
+        """Runs scenarios on the engine, results in order of submission, with a progress
+        line on a terminal. A run that breaks an invariant raises: its numbers must not
+        enter a report."""
         n = len(jobs)
-        done = 0
         show = self.progress and sys.stderr.isatty()
-
-        def one(sc: Scenario) -> Result:
-            nonlocal done
-            r = run(sc, seed=self.seed)
-            if not r.ok:
-                raise RuntimeError(
-                    f"{sc.name}: invariants violated: {r.summary['invariants']['violations'][:3]}"
-                )
-            with self._lock:
-                done += 1
+        results: list[Result | None] = [None] * n
+        done = 0
+        with contextlib.ExitStack() as stack:
+            eng = self.engine or stack.enter_context(Engine(self.jobs, processes=False))
+            for pairs in eng.map(_run_checked, list(enumerate(jobs)), self.seed):
+                for (i, _), r in pairs:
+                    results[i] = r  # type: ignore[assignment]
+                done += len(pairs)
                 if show:
                     print(f"\r{label}: {done}/{n}", end="", file=sys.stderr, flush=True)
-            return r
-
-        with ThreadPoolExecutor(max_workers=self.jobs) as ex:
-            results = list(ex.map(one, jobs))
         if show:
             print(file=sys.stderr)
         elif self.progress and n > 1:
             print(f"{label}: {n} runs done", file=sys.stderr)
-        return results
+        return results  # type: ignore[return-value]
+
+
+def _run_checked(seed: int | None, job: tuple[int, Scenario]) -> Result:
+    sc = job[1]
+    r = run(sc, seed=seed)
+    if not r.ok:
+        raise RuntimeError(f"{sc.name}: invariants violated: {r.summary['invariants']['violations'][:3]}")
+    return r
 
 
 def registry() -> dict[str, Any]:
@@ -209,12 +211,16 @@ def registry() -> dict[str, Any]:
 
 
 def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, seed: int | None = None,
-              progress: bool = True) -> Report:
+              progress: bool = True, scheduler: Any = None) -> Report:
+    """Runs a paper's experiments on one engine: ``jobs`` threads of a local Dask cluster
+    in this process, or the workers of ``scheduler`` (an address or a Client)."""
     mods = registry()
     if paper not in mods:
         raise KeyError(paper)
-    ctx = Context(quick=quick, out=out, jobs=jobs or os.cpu_count() or 1, seed=seed, progress=progress)
+    jobs = jobs or os.cpu_count() or 1
     out.mkdir(parents=True, exist_ok=True)
-    rep = mods[paper].reproduce(ctx)
+    with Engine(jobs, scheduler, processes=False) as eng:
+        ctx = Context(quick=quick, out=out, jobs=jobs, seed=seed, progress=progress, engine=eng)
+        rep = mods[paper].reproduce(ctx)
     rep.quick = quick
     return rep
