@@ -52,7 +52,7 @@ def test_no_tracked_file_names_the_sibling_reference_folder():
 def test_the_check_catches_a_file_that_names_it(tmp_path: Path):
     bad = REPO / "tests" / f"_tmp_{os.getpid()}.toml"
     try:
-        bad.write_text('trace = "../../' + '../shared/traces/cellular/x.down"\n')
+        bad.write_text('trace = "../../..' + "/" + 'shared/traces/cellular/x.down"\n')
         assert files_naming_outside([bad])
     finally:
         bad.unlink()

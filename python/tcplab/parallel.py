@@ -131,6 +131,7 @@ class Engine(Generic[T, R]):
         retry_alone: deque[T] = deque()
         shared_f = client.scatter(shared, broadcast=True) if shared is not None and self.processes else shared
         per_item_s: float | None = None
+        busy_s, busy_items = 0.0, 0
         seq = as_completed(loop=client.loop)
         futures: dict[Any, tuple[list[T], bool]] = {}
 
@@ -167,7 +168,10 @@ class Engine(Generic[T, R]):
                     retry_alone.extend(chunk)
                 submit()
                 continue
-            cost = elapsed / len(chunk)
-            per_item_s = cost if per_item_s is None else 0.8 * per_item_s + 0.2 * cost
+            # The mean over every finished run: the first runs of a worker pay its imports,
+            # which a running average would keep paying for in small chunks.
+            busy_s += elapsed
+            busy_items += len(chunk)
+            per_item_s = busy_s / busy_items
             submit()
             yield list(zip(chunk, results))

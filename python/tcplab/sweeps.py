@@ -347,6 +347,13 @@ def _execute(shared: _Shared, run: Run) -> dict[str, Any]:
     return row
 
 
+def _execute_packed(shared: _Shared, run: Run) -> list[Any]:
+    """Worker side: the row as a list in column order (half the bytes of a dict to send,
+    and the driver builds Arrow columns from it without a key lookup)."""
+    row = _execute(shared, run)
+    return [row.get(name) for name, _ in shared.columns]
+
+
 def _dig(d: dict[str, Any], dotted: str) -> Any:
     for part in dotted.split("."):
         d = d.get(part) if type(d) is dict else None  # type: ignore[assignment]
@@ -367,7 +374,9 @@ class _Store:
         self.out = out
         self.sweep = sweep
         self.schema = _arrow_schema(sweep.columns())
-        self.buffer: list[dict[str, Any]] = []
+        names = [n for n, _ in sweep.columns()]
+        self.i_run_id, self.i_status = names.index("run_id"), names.index("status")
+        self.buffer: list[list[Any]] = []
         self.done: set[str] = set()
         self.next_part = 0
 
@@ -406,7 +415,7 @@ class _Store:
                 self.next_part = max(self.next_part, int(p.stem.split("-")[1]) + 1)
                 self.done.update(pq.read_table(p, columns=["run_id"]).column("run_id").to_pylist())
 
-    def add(self, rows: list[dict[str, Any]]) -> None:
+    def add(self, rows: list[list[Any]]) -> None:
         self.buffer += rows
 
     def flush(self) -> None:
@@ -415,7 +424,8 @@ class _Store:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pa.Table.from_pylist(self.buffer, schema=self.schema)
+        columns = list(zip(*self.buffer))
+        table = pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(columns, self.schema)], schema=self.schema)
         name = f"part-{self.next_part:06d}.parquet"
         tmp = self.out / f".{name}.tmp"
         pq.write_table(table, tmp)
@@ -423,7 +433,7 @@ class _Store:
             os.fsync(fh.fileno())
         os.replace(tmp, self.out / name)
         self.next_part += 1
-        self.done.update(r["run_id"] for r in self.buffer)
+        self.done.update(columns[self.i_run_id])
         self.buffer = []
 
     def frame(self) -> "pd.DataFrame":
@@ -440,7 +450,8 @@ class _Progress:
     """Runs done, failed and left, with the rate and the time left: a bar on a terminal,
     a line every 10 s otherwise."""
 
-    def __init__(self, total: int, stored: int, enabled: bool):
+    def __init__(self, total: int, stored: int, enabled: bool, i_status: int):
+        self.i_status = i_status
         self.total, self.stored = total, stored
         self.done = self.failed = 0
         self.t0 = time.perf_counter()
@@ -448,9 +459,9 @@ class _Progress:
         self.enabled = enabled
         self.tty = sys.stderr.isatty()
 
-    def update(self, rows: list[dict[str, Any]]) -> None:
+    def update(self, rows: list[list[Any]]) -> None:
         self.done += len(rows)
-        self.failed += sum(r["status"] != "ok" for r in rows)
+        self.failed += sum(r[self.i_status] != "ok" for r in rows)
         now = time.perf_counter()
         if self.enabled and now - self.last >= (0.2 if self.tty else 10.0):
             self.last = now
@@ -510,7 +521,7 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], *, workers: int | None 
     store.open()
     todo = [r for r in sweep.runs() if r.run_id not in store.done]
     stored_before = sweep.size - len(todo)
-    bar = _Progress(sweep.size, stored_before, progress)
+    bar = _Progress(sweep.size, stored_before, progress, store.i_status)
     if todo:
         grid_types = tuple((k, t) for k, t in sweep.columns() if k in sweep.grid)
         shared = _Shared(sweep.scenario.source, sweep.scenario._source_bytes, str(sweep.scenario.base_dir),
@@ -518,12 +529,8 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], *, workers: int | None 
         last = time.perf_counter()
         try:
             with Engine(workers, scheduler) as eng:
-                for pairs in eng.map(_execute, todo, shared, isolate_failures=True):
-                    rows = []
-                    for run, res in pairs:
-                        if isinstance(res, Failure):
-                            res = _failed_row(shared, run, res.error)
-                        rows.append(res)
+                for pairs in eng.map(_execute_packed, todo, shared, isolate_failures=True):
+                    rows = [_failed_row(shared, run, res.error) if isinstance(res, Failure) else res for run, res in pairs]
                     store.add(rows)
                     bar.update(rows)
                     now = time.perf_counter()
@@ -536,14 +543,14 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], *, workers: int | None 
     return SweepOutcome(store.frame(), Path(out), sweep.size, stored_before, len(todo), time.perf_counter() - t0)
 
 
-def _failed_row(shared: _Shared, run: Run, error: str) -> dict[str, Any]:
+def _failed_row(shared: _Shared, run: Run, error: str) -> list[Any]:
     types = dict(shared.grid_types)
     row: dict[str, Any] = {"run": run.index, "run_id": run.run_id, "seed": run.seed, "status": "error",
                            "error": f"worker failed: {error}",
                            "scenario_sha256": scenario_sha256(shared.source_bytes, list(run.overrides))}
     for k, v in run.overrides:
         row[k] = _grid_cell(v, types[k])
-    return row
+    return [row.get(name) for name, _ in shared.columns]
 
 
 def sweep(source: str | os.PathLike[str] | Mapping[str, Any] | Sweep, *, out: str | os.PathLike[str] | None = None,
