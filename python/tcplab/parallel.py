@@ -36,6 +36,11 @@ def run_chunk(fn: Callable[..., R], shared: Any, items: Sequence[Any]) -> tuple[
     return out, time.perf_counter() - t0
 
 
+def _warm_up() -> None:
+    """Worker side: import what a run needs (the extension, the scenario checker, the sweep)."""
+    from . import _tcplab, runner, sweeps  # noqa: F401
+
+
 @dataclass
 class Failure:
     """A single item whose task failed outside ``fn`` (its worker died, or ``fn`` raised)."""
@@ -65,15 +70,22 @@ class Engine(Generic[T, R]):
         self.processes = processes
         self._client: Any = None
         self._cluster: Any = None
+        self._config: Any = None
         self._own_client = False
+        self._threads, self._threads_at = 1, -1e9
 
     def __enter__(self) -> "Engine[T, R]":
         from distributed import Client
 
         sched = self.scheduler
         if sched is None:
+            import dask
             from distributed import LocalCluster
 
+            # A simulation is one long call into Rust: the workers' statistical profiler
+            # (a stack sample every 10 ms) would only steal CPU from it on a small machine.
+            self._config = dask.config.set({"distributed.worker.profile.enabled": False})
+            self._config.__enter__()
             self._cluster = LocalCluster(
                 n_workers=1 if not self.processes else self.workers,
                 threads_per_worker=self.workers if not self.processes else 1,
@@ -83,6 +95,11 @@ class Engine(Generic[T, R]):
             )
             self._client = Client(self._cluster, set_as_default=False)
             self._own_client = True
+            if self.processes:
+                # Start-up is a fixed cost: pay it before the first run, on every worker at
+                # once, rather than inside the first chunks that measure the cost of a run.
+                self._client.wait_for_workers(self.workers)
+                self._client.run(_warm_up)
         elif isinstance(sched, str):
             self._client = Client(sched, set_as_default=False, timeout="30s")
             self._own_client = True
@@ -98,15 +115,22 @@ class Engine(Generic[T, R]):
             self._client.close()
         if self._cluster is not None:
             self._cluster.close()
-        self._client = self._cluster = None
+        if self._config is not None:
+            self._config.__exit__(None, None, None)
+        self._client = self._cluster = self._config = None
 
     @property
     def threads(self) -> int:
-        """Worker threads the cluster has now (at least 1, so a cluster still scaling up is fed)."""
-        try:
-            return max(1, sum(self._client.nthreads().values()))
-        except Exception:  # noqa: BLE001 - a scheduler that cannot answer: feed one thread
-            return 1
+        """Worker threads the cluster has (at least 1, so a cluster still scaling up is fed).
+        Asking is a round trip to the scheduler, so the answer is kept for a second."""
+        now = time.monotonic()
+        if now - self._threads_at >= 1.0:
+            try:
+                self._threads = max(1, sum(self._client.nthreads().values()))
+            except Exception:  # noqa: BLE001 - a scheduler that cannot answer: feed one thread
+                self._threads = 1
+            self._threads_at = now
+        return self._threads
 
     def map(
         self,
