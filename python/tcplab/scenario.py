@@ -885,19 +885,25 @@ def load(source: str | os.PathLike[str] | Mapping[str, Any], overrides: Mapping[
 
         source = resolve(source)
     path = Path(source)
-    shown = str(source)
+    doc, data = read_toml(path, "scenario")
+    return Scenario(doc, source=str(source), base_dir=path.resolve().parent, source_bytes=data, overrides=items)
+
+
+def read_toml(path: Path, what: str) -> tuple[dict[str, Any], bytes]:
+    """A TOML file's document and bytes; ``ScenarioError`` naming the file if it cannot be
+    read or parsed (``what`` is "scenario", "sweep", ... for the messages)."""
+    shown = str(path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ScenarioError("scenario file not found", source=shown) from None
+        raise ScenarioError(f"{what} file not found", source=shown) from None
     except IsADirectoryError:
-        raise ScenarioError("is a directory, not a scenario file", source=shown) from None
+        raise ScenarioError(f"is a directory, not a {what} file", source=shown) from None
     except OSError as e:
         raise ScenarioError(f"cannot read: {e.strerror}", source=shown) from None
     try:
-        doc = tomllib.loads(data.decode("utf-8"))
+        return tomllib.loads(data.decode("utf-8")), data
     except UnicodeDecodeError:
         raise ScenarioError("not a UTF-8 text file", source=shown) from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"invalid TOML: {e}", source=shown) from None
-    return Scenario(doc, source=shown, base_dir=path.resolve().parent, source_bytes=data, overrides=items)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .errors import ScenarioError, SimulationError, TcplabError
-from .scenario import Scenario, load, scenario_sha256
+from .scenario import Scenario, load, read_toml, scenario_sha256
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -167,20 +167,7 @@ def load_sweep(source: str | os.PathLike[str] | Mapping[str, Any]) -> Sweep:
     else:
         path = Path(source)
         shown = str(source)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise ScenarioError("sweep file not found", source=shown) from None
-        except IsADirectoryError:
-            raise ScenarioError("is a directory, not a sweep file", source=shown) from None
-        except OSError as e:
-            raise ScenarioError(f"cannot read: {e.strerror}", source=shown) from None
-        try:
-            doc = tomllib.loads(data.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise ScenarioError("not a UTF-8 text file", source=shown) from None
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(f"invalid TOML: {e}", source=shown) from None
+        doc, _ = read_toml(path, "sweep")
         base = path.resolve().parent
 
     def err(key: str, msg: str) -> ScenarioError:
