@@ -149,7 +149,7 @@ def test_another_sweep_into_the_same_folder_is_refused(tmp_path: Path):
     assert r.returncode == 2 and "holds the results of a different sweep" in r.stderr
     (tmp_path / "file").write_text("x")
     r = cli("sweep", str(a), "--out", str(tmp_path / "file"))
-    assert r.returncode == 2 and "is a file" in r.stderr
+    assert r.returncode == 2 and "exists and is not a folder" in r.stderr
     assert json.loads((tmp_path / "o" / MANIFEST).read_text())["runs"] == 1
 
 

@@ -186,6 +186,25 @@ def _err(msg: str) -> None:
     print(f"error: {msg}", file=sys.stderr)
 
 
+def check_out_dir(out: Path, flag: str = "--out") -> None:
+    """Fails before any work if ``out`` cannot become the output folder: it is a file, or
+    its nearest existing ancestor is not a writable folder. Nothing is created here, so a
+    refused run leaves the file system as it was."""
+    if out.exists():
+        if not out.is_dir():
+            raise ScenarioError("exists and is not a folder", source=str(out), path=flag)
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ScenarioError("is not writable", source=str(out), path=flag)
+        return
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ScenarioError(f"cannot be created: {parent} is not a folder", source=str(out), path=flag)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ScenarioError(f"cannot be created: {parent} is not writable", source=str(out), path=flag)
+
+
 # ----------------------------------------------------------------------------------------
 
 
@@ -279,6 +298,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.pcap:
         sc = sc.add_pcap(args.pcap)
     out = Path(args.out) if args.out else Path("out") / sc.name
+    check_out_dir(out)
     # Everything is written to a staging folder first and moved into `out` only after a
     # successful run, so a refused or failed run leaves `out` untouched.
     stage = Path(tempfile.mkdtemp(prefix="tcplab-run-"))
@@ -343,6 +363,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         return EXIT_USER
     sw = load_sweep(args.sweep)
     out = Path(args.out) if args.out else Path("out") / sw.name
+    check_out_dir(out)
     print(f"sweep {sw.name}: {sw.size} runs ({sw.size // len(sw.seeds)} grid points x {len(sw.seeds)} seeds) -> {out}/",
           file=sys.stderr)
     if not args.flush_every > 0:
@@ -418,6 +439,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         _err("--jobs must be at least 1")
         return EXIT_USER
     out = Path(args.out) if args.out else Path("out") / f"reproduce-{args.paper}"
+    check_out_dir(out)
     rep = reproduce(args.paper, quick=args.quick, out=out, jobs=args.jobs, seed=args.seed, progress=not args.json,
                     scheduler=args.scheduler)
     written = rep.write(out)
@@ -462,6 +484,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as e:  # writing results failed after the checks (disk full, a race)
+        _err(f"{e.filename or 'output'}: cannot write: {e.strerror or e}")
+        return EXIT_SIM_FAILED
 
 
 if __name__ == "__main__":

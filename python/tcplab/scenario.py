@@ -8,6 +8,7 @@ of the TOML form is documented in docs/scenarios.md.
 from __future__ import annotations
 
 import copy
+import datetime
 import difflib
 import hashlib
 import json
@@ -217,22 +218,28 @@ class _Topology:
         self.spec = spec
         self.nodes = nodes
         self.links = links  # (name, from, to)
+        self._adj: dict[str, list[str]] | None = None
+        self._reach: dict[str, set[str]] = {}
 
     def route_exists(self, a: str, b: str) -> bool:
-        adj: dict[str, list[str]] = {}
-        for _, f, t in self.links:
-            adj.setdefault(f, []).append(t)
-        seen = {a}
-        todo = deque([a])
-        while todo:
-            n = todo.popleft()
-            if n == b:
-                return True
-            for m in adj.get(n, []):
-                if m not in seen:
-                    seen.add(m)
-                    todo.append(m)
-        return False
+        """Whether links lead from ``a`` to ``b``. The nodes reachable from each source are
+        computed once (a breadth-first search over adjacency lists), so checking every
+        flow of a large scenario costs linear time, not flows x links."""
+        if self._adj is None:
+            self._adj = {}
+            for _, f, t in self.links:
+                self._adj.setdefault(f, []).append(t)
+        seen = self._reach.get(a)
+        if seen is None:
+            seen = {a}
+            todo = deque([a])
+            while todo:
+                for m in self._adj.get(todo.popleft(), []):
+                    if m not in seen:
+                        seen.add(m)
+                        todo.append(m)
+            self._reach[a] = seen
+        return b in seen
 
 
 class _Parser:
@@ -555,6 +562,7 @@ class _Parser:
             raise c.error("flows", "expected an array of tables ([[flows]]) with at least one flow")
         kind = topo.spec["kind"]
         out: list[dict[str, Any]] = []
+        names: set[str] = set()
         next_pair = 0
         for k, fv in enumerate(fl):
             p = _join("flows", k)
@@ -644,8 +652,9 @@ class _Parser:
                 }
                 if connect is not None:
                     flow["connect"] = connect
-                if any(f["name"] == name for f in out):
+                if name in names:
                     raise c.error(_join(p, "name"), f'duplicate flow name "{name}"')
+                names.add(name)
                 out.append(flow)
         return out
 
@@ -678,6 +687,12 @@ class _Parser:
                     shown = names if len(names) <= 12 else names[:12] + ["..."]
                     raise c.error(ep if isinstance(t["pcap"][i], str) else _join(ep, "link"), f'unknown link "{link}"{hint}; links: {", ".join(shown)}')
                 path = c.get(et, "path", ep, c.string, _pcap_file_name(link))
+                # Relative to the run's output folder, and inside it: a run writes nowhere else.
+                norm = os.path.normpath(path)
+                if not path or os.path.isabs(path) or norm == ".." or norm.startswith("../") or norm == "." or "\0" in path:
+                    raise c.error(_join(ep, "path"), f'"{path}": must be a file path inside the run\'s output folder '
+                                  '(relative, without ".." leading out of it), e.g. "pcaps/downlink.pcap"')
+                path = norm
                 snap = c.get(et, "snaplen", ep, c.integer(0, 2**32 - 1), 0)
                 pcaps.append({"link": link, "path": path, "snaplen": snap})
             out["pcap"] = pcaps
@@ -704,7 +719,38 @@ def parse_override(text: str) -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()
+    except RecursionError:
+        raise ScenarioError(f"the value of {key} is nested more than {MAX_NESTING} levels deep", source="--set") from None
+    check_plain(value, "--set", key)
     return key, value
+
+
+#: Limits on what tcplab reads (docs/reliability.md): checked before any work.
+MAX_TOML_BYTES = 16 * 2**20
+MAX_NESTING = 32
+
+
+def check_plain(value: Any, source: str, path: str = "") -> None:
+    """Scenario and sweep documents hold strings, numbers, booleans, arrays and tables, at
+    most :data:`MAX_NESTING` deep. TOML's dates and times (and, from Python, any other
+    object) are refused here, with the key, rather than failing later in a hash or in JSON."""
+    stack: list[tuple[Any, str, int]] = [(value, path, 0)]
+    while stack:
+        v, at, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise ScenarioError(f"nested more than {MAX_NESTING} levels deep", source=source, path=at or None)
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise ScenarioError(f"table keys must be strings, got {k!r}", source=source, path=at or None)
+                stack.append((x, _join(at, k), depth + 1))
+        elif isinstance(v, list):
+            stack.extend((x, _join(at, i), depth + 1) for i, x in enumerate(v))
+        elif isinstance(v, (datetime.date, datetime.time)):
+            raise ScenarioError(f"TOML dates and times are not used by any key; write durations with units, e.g. \"20s\" (got {v.isoformat()})",
+                                source=source, path=at or None)
+        elif not isinstance(v, (str, int, float, bool)):
+            raise ScenarioError(f"expected a string, number, boolean, array or table, got {type(v).__name__}", source=source, path=at or None)
 
 
 def _apply_override(doc: dict[str, Any], key: str, value: Any, source: str) -> str:
@@ -804,6 +850,8 @@ class Scenario:
         elif overrides is not None:
             items += [parse_override(s) for s in overrides]
         items += list(kw.items())
+        for k, v in items:
+            check_plain(v, self.source, k)
         return Scenario(self._doc, source=self.source, base_dir=self.base_dir, source_bytes=self._source_bytes, overrides=self.overrides + items)
 
     def add_pcap(self, links: Iterable[str]) -> "Scenario":
@@ -874,9 +922,12 @@ def load(source: str | os.PathLike[str] | Mapping[str, Any], overrides: Mapping[
     items: list[tuple[str, Any]] = []
     if isinstance(overrides, Mapping):
         items = list(overrides.items())
+        for k, v in items:
+            check_plain(v, "overrides", k)
     elif overrides is not None:
         items = [parse_override(s) for s in overrides]
     if isinstance(source, Mapping):
+        check_plain(dict(source), "<dict>")
         doc = copy.deepcopy(dict(source))
         data = json.dumps(doc, sort_keys=True, default=str).encode()
         return Scenario(doc, source="<dict>", base_dir=Path.cwd(), source_bytes=data, overrides=items)
@@ -894,16 +945,25 @@ def read_toml(path: Path, what: str) -> tuple[dict[str, Any], bytes]:
     read or parsed (``what`` is "scenario", "sweep", ... for the messages)."""
     shown = str(path)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            # Bounded: a path that is an endless stream (/dev/zero, a FIFO) must not be read
+            # until memory runs out.
+            data = fh.read(MAX_TOML_BYTES + 1)
     except FileNotFoundError:
         raise ScenarioError(f"{what} file not found", source=shown) from None
     except IsADirectoryError:
         raise ScenarioError(f"is a directory, not a {what} file", source=shown) from None
     except OSError as e:
         raise ScenarioError(f"cannot read: {e.strerror}", source=shown) from None
+    if len(data) > MAX_TOML_BYTES:
+        raise ScenarioError(f"larger than {MAX_TOML_BYTES // 2**20} MiB, the limit for a {what} file", source=shown)
     try:
-        return tomllib.loads(data.decode("utf-8")), data
+        doc = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise ScenarioError("not a UTF-8 text file", source=shown) from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"invalid TOML: {e}", source=shown) from None
+    except RecursionError:
+        raise ScenarioError(f"invalid TOML: nested more than {MAX_NESTING} levels deep", source=shown) from None
+    check_plain(doc, shown)
+    return doc, data

@@ -52,7 +52,9 @@ SIZE_UNITS: dict[str, int] = {
 
 PACKET_UNITS: dict[str, int] = {"pkts": 1, "packets": 1}
 
-_QUANTITY = re.compile(r"^\s*([+-]?)(\d+(?:\.\d*)?|\.\d+)\s?([^\s\d.+-][^\s]*)?\s*$")
+# ASCII only: Python's \d also matches other scripts' digits ("٣Mbit/s"), which trace files and
+# the Rust side refuse; one rule for every quantity.
+_QUANTITY = re.compile(r"^\s*([+-]?)(\d+(?:\.\d*)?|\.\d+)\s?([^\s\d.+-][^\s]*)?\s*$", re.ASCII)
 
 
 class UnitError(ValueError):
@@ -88,6 +90,8 @@ def _parse(
     accepted = "accepted units: " + ", ".join(units)
     if not isinstance(value, str):
         raise UnitError(f"{expected}, got {_describe(value)}; {accepted}")
+    if any(ch.isdigit() and not ch.isascii() for ch in value):
+        raise UnitError(f"{expected}, got {_describe(value)}: write the number with the digits 0-9")
     m = _QUANTITY.match(value)
     if not m:
         raise UnitError(f"{expected}, got {_describe(value)}; {accepted}")

@@ -1,0 +1,162 @@
+"""Reliability (issue 20): every bad input is one `error:` line naming file, key and limit,
+with exit code 2 and nothing written; the exit-code contract; limits checked before work.
+Tests are named after the issue's classes of failure."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import tcplab
+from conftest import EXAMPLES, cli
+
+P2P = str(EXAMPLES / "p2p-bulk.toml")
+
+
+def one_error_line(r, *fragments: str) -> str:
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+    return lines[0]
+
+
+# -- class 3: bad input that ended in a traceback ----------------------------------------
+
+
+@pytest.mark.parametrize("value", ["1979-05-27", "07:32:00", "1979-05-27T07:32:00Z", "[1979-05-27]", "{ a = 1979-05-27 }"])
+def test_class3_toml_dates_and_times_in_set_are_one_error_line(value, tmp_path):
+    r = cli("run", P2P, "--set", f"duration={value}", "--out", str(tmp_path / "o"))
+    one_error_line(r, "--set", "duration", "dates and times")
+    assert not (tmp_path / "o").exists()
+
+
+def test_class3_dates_in_a_scenario_file_name_the_key(tmp_path):
+    f = tmp_path / "d.toml"
+    f.write_text(Path(P2P).read_text().replace('duration = "20s"', "duration = 2020-01-01"))
+    for cmd in ("validate", "run"):
+        one_error_line(cli(cmd, str(f)), str(f), "duration", "dates and times")
+
+
+@pytest.mark.parametrize("depth", [40, 1000])
+def test_class3_deep_nesting_is_refused_in_files_and_in_set(tmp_path, depth):
+    nested = "[" * depth + "]" * depth
+    one_error_line(cli("run", P2P, "--set", f"flows.0.cc={nested}"), "nested more than 32 levels deep")
+    f = tmp_path / "n.toml"
+    f.write_text(Path(P2P).read_text() + f"\n[extra]\nx = {nested}\n")
+    one_error_line(cli("validate", str(f)), str(f), "nested more than 32 levels deep")
+
+
+def test_class3_out_naming_a_file_fails_before_the_simulation(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("keep me")
+    t0 = time.monotonic()
+    r = cli("run", P2P, "--set", "duration=600s", "--out", str(target))
+    one_error_line(r, str(target), "--out", "not a folder")
+    assert time.monotonic() - t0 < 20, "the check must come before a 600 s simulation"
+    assert target.read_text() == "keep me"
+    one_error_line(cli("run", P2P, "--out", str(target / "sub")), "cannot be created")
+    one_error_line(cli("reproduce", "afc", "--quick", "--out", str(target)), "not a folder")
+
+
+def test_class3_python_api_refuses_non_toml_values():
+    with pytest.raises(tcplab.ScenarioError, match="dates and times"):
+        tcplab.load(P2P, {"duration": __import__("datetime").date(2020, 1, 1)})
+    with pytest.raises(tcplab.ScenarioError, match="got set"):
+        tcplab.load(P2P).with_overrides({"flows.0.cc": {"cubic"}})
+
+
+# -- class 5: small inputs that took minutes or all memory -------------------------------
+
+
+def test_class5_an_endless_stream_as_a_scenario_is_refused_by_size(tmp_path):
+    one_error_line(cli("validate", "/dev/zero"), "/dev/zero", "larger than 16 MiB")
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as fh:
+        fh.write(b"#" * (16 * 2**20 + 1))
+    one_error_line(cli("run", str(big)), "larger than 16 MiB")
+
+
+def test_class5_validating_many_flows_is_linear():
+    def doc(n: int) -> dict:
+        return {"duration": "1s", "topology": {"kind": "point_to_point", "downlink": {"rate": "10Mbit/s"},
+                                               "uplink": {"rate": "10Mbit/s"}},
+                "flows": [{"name": f"f{i}", "bytes": "1KB"} for i in range(n)]}
+
+    t0 = time.perf_counter()
+    tcplab.load(doc(2000))
+    small = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sc = tcplab.load(doc(20000))
+    large = time.perf_counter() - t0
+    assert len(sc.canonical["flows"]) == 20000
+    # Linear: 10x the flows within ~20x the time (quadratic was 100x: 8.5 s for 20,000).
+    assert large < max(20 * small, 0.5), (small, large)
+
+
+# -- class 6: docs against behaviour -----------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["../escape.pcap", "a/../../escape.pcap", "/tmp/abs.pcap", "."])
+def test_class6_pcap_paths_stay_inside_the_output_folder(tmp_path, path):
+    r = cli("run", P2P, "--set", f'record.pcap=[{{link="downlink", path="{path}"}}]', "--out", str(tmp_path / "o"))
+    one_error_line(r, "record.pcap[0].path", "inside the run's output folder")
+    assert not (tmp_path / "o").exists() and not (tmp_path / "escape.pcap").exists()
+
+
+def test_class6_a_pcap_in_a_subfolder_lands_in_the_output_folder(tmp_path):
+    r = cli("run", P2P, "--set", "duration=1s", "--set", 'record.pcap=[{link="downlink", path="caps/../caps/dl.pcap"}]',
+            "--no-plots", "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "o" / "caps" / "dl.pcap").stat().st_size > 0
+
+
+@pytest.mark.parametrize("value", ["٥Mbit/s", "５Mbit/s", "1０Mbit/s"])
+def test_class6_quantities_with_non_ascii_digits_are_refused(value):
+    one_error_line(cli("validate", P2P, "--set", f"topology.downlink.rate={value}"), "digits 0-9")
+
+
+# -- the exit-code contract --------------------------------------------------------------
+
+
+def test_exit_code_0_ok(tmp_path):
+    assert cli("run", P2P, "--set", "duration=1s", "--no-plots", "--out", str(tmp_path / "o")).returncode == 0
+
+
+def test_exit_code_1_event_budget(tmp_path):
+    r = cli("run", P2P, "--set", "event_budget=100", "--out", str(tmp_path / "o"))
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_exit_code_2_bad_input(tmp_path):
+    one_error_line(cli("run", P2P, "--set", "topology.downlink.dealy=1ms"), 'did you mean "delay"')
+
+
+def test_exit_code_3_invariant_violated(fake_sim, tmp_path):
+    fake_sim["ok"] = False
+    r = cli_in_process("run", P2P, "--out", str(tmp_path / "o"))
+    assert r == 3
+
+
+def cli_in_process(*args: str) -> int:
+    from tcplab.cli import main
+
+    return main(list(args))
+
+
+def test_unwritable_output_is_exit_2_not_a_traceback(tmp_path):
+    if os.geteuid() == 0:
+        # root writes anywhere; the file-in-the-way case above covers the check itself
+        one_error_line(cli("run", P2P, "--out", "/proc/1/tcplab-out"), "--out")
+    else:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        one_error_line(cli("run", P2P, "--out", str(ro / "o")), "not writable")
