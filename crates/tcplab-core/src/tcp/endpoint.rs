@@ -233,8 +233,9 @@ impl Endpoint {
         cc.set_peer_ts_granularity(cfg.ts_granularity);
         cc.set_rate_error(cfg.rate_error_cv, 0, 0);
         let our_wscale = wscale_for(cfg.rcv_buf_bytes);
-        let sb =
-            Scoreboard::with_capacity((cfg.snd_buf_bytes / mss as u64).min(1 << 16) as usize + 2);
+        // A few segments up front; the scoreboard grows with what is in flight, not with the
+        // send buffer's configured size (10^4 idle flows must not hold 10^4 full windows).
+        let sb = Scoreboard::with_capacity((cfg.snd_buf_bytes / mss as u64).min(16) as usize + 2);
         Endpoint {
             conn: Conn::Closed,
             stats: TcpStats::default(),

@@ -12,6 +12,11 @@ pub struct DropTail {
 }
 
 impl DropTail {
+    #[cfg(test)]
+    pub(crate) fn fifo(&self) -> &Fifo {
+        &self.fifo
+    }
+
     pub fn new(spec: &QueueSpec, header_bytes: u32) -> DropTail {
         DropTail {
             fifo: Fifo::new(spec, header_bytes),

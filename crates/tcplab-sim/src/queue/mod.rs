@@ -1,8 +1,10 @@
 //! Queue disciplines in front of a link's serialiser (DESIGN.md "Network elements are
 //! sans-IO"): drop-tail (ns-2/ns-3 `DropTailQueue`) and drop-head (drop-from-front).
 //!
-//! Both keep packets in a `VecDeque` reserved up front, so the per-packet path never
-//! allocates once the queue has reached its working size, and both keep counters from
+//! Both keep packets in a `VecDeque` that grows with the backlog the queue actually holds
+//! (never reserved for its configured limit: a thousand large byte-limited queues must not
+//! reserve gigabytes they never use), so the per-packet path stops allocating once the queue
+//! has reached its working size; and both keep counters from
 //! which packet and byte conservation can be checked at any time:
 //! `arrived = dequeued + dropped + backlog` (see [`QueueCounters::check`]).
 
@@ -88,9 +90,9 @@ pub(crate) struct Fifo {
     counters: QueueCounters,
 }
 
-/// Reserve no more than this many slots up front for huge or unlimited queues; a queue
-/// that really grows past it reallocates a few times and then stays put.
-const MAX_RESERVE: usize = 65_536;
+/// Slots reserved up front: enough for a short backlog. A queue that really grows past it
+/// doubles a few times and then stays put, so memory follows use, not the configured limit.
+const INITIAL_RESERVE: usize = 64;
 /// Smallest wire size a TCP/IP packet can have; bounds a byte-limited queue's length.
 const MIN_PACKET_BYTES: u64 = 40;
 
@@ -99,10 +101,7 @@ impl Fifo {
         let limit_pkts = spec.limit_packets.unwrap_or(u64::MAX);
         let limit_bytes = spec.limit_bytes.unwrap_or(u64::MAX);
         let by_bytes = limit_bytes / (MIN_PACKET_BYTES + header_bytes as u64) + 1;
-        let reserve = match (spec.limit_packets, spec.limit_bytes) {
-            (None, None) => 1024,
-            _ => limit_pkts.min(by_bytes).min(MAX_RESERVE as u64) as usize,
-        };
+        let reserve = limit_pkts.min(by_bytes).min(INITIAL_RESERVE as u64) as usize;
         Fifo {
             pkts: VecDeque::with_capacity(reserve),
             bytes: 0,
@@ -305,14 +304,23 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn capacity_is_reserved_from_the_limit() {
-        let f = Fifo::new(&spec(Discipline::DropTail, Some(100), None), 0);
-        assert!(f.capacity() >= 100);
-        let f = Fifo::new(&spec(Discipline::DropTail, Some(u64::MAX), None), 0);
-        assert!(f.capacity() >= MAX_RESERVE && f.capacity() < 2 * MAX_RESERVE + 2);
-        // 15000 B of 40-byte packets (plus 14 B of header) is at most 277 packets.
-        let f = Fifo::new(&spec(Discipline::DropTail, None, Some(15_000)), 14);
-        assert!(f.capacity() >= 278 && f.capacity() < 1024);
+    fn class5_memory_follows_the_backlog_not_the_configured_limit() {
+        // Issue 20 class 5: a queue of 10^9 bytes used to reserve 65,536 packet slots
+        // (7.9 MB) before a packet arrived; a thousand of them aborted on allocation.
+        let huge = Fifo::new(&spec(Discipline::DropTail, None, Some(1_000_000_000)), 0);
+        assert!(huge.capacity() < 2 * INITIAL_RESERVE + 2, "{}", huge.capacity());
+        let small = Fifo::new(&spec(Discipline::DropTail, Some(3), None), 0);
+        assert!(small.capacity() >= 3 && small.capacity() < 2 * INITIAL_RESERVE);
+        // It grows when a backlog builds, and keeps what it grew to.
+        let mut q = Queue::new(&spec(Discipline::DropTail, Some(10_000), None), 0);
+        for id in 0..5_000 {
+            q.enqueue(Instant::ZERO, pkt(id, 1500));
+        }
+        let grown = match &q {
+            Queue::DropTail(d) => d.fifo().capacity(),
+            _ => unreachable!(),
+        };
+        assert!(grown >= 5_000);
     }
 
     #[test]
