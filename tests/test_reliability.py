@@ -160,3 +160,10 @@ def test_unwritable_output_is_exit_2_not_a_traceback(tmp_path):
         ro.mkdir()
         ro.chmod(0o500)
         one_error_line(cli("run", P2P, "--out", str(ro / "o")), "not writable")
+
+
+def test_exit_code_3_when_a_reproduction_run_breaks_an_invariant(fake_sim, tmp_path, capsys):
+    fake_sim["ok"] = False
+    assert cli_in_process("reproduce", "afc", "--quick", "--out", str(tmp_path / "o")) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "INVALID RUN in a reproduction" in err and "Traceback" not in err

@@ -52,3 +52,9 @@ class SimulationError(TcplabError):
         text = self.message if self.message.startswith(prefix) or not prefix else prefix + self.message
         return f"{self.source}: {text}" if self.source else text
 
+
+class InvalidRunError(TcplabError):
+    """A run broke an invariant where its numbers were about to be used (a reproduction):
+    the ``tcplab`` command stops with exit code 3, as ``tcplab run`` does for such a run."""
+
+    exit_code = 3

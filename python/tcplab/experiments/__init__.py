@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from ..errors import InvalidRunError
 from ..parallel import Engine
 from ..runner import Result, run
 from ..scenario import Scenario, load
@@ -191,7 +192,8 @@ def _run_checked(seed: int | None, job: tuple[int, Scenario]) -> Result:
     sc = job[1]
     r = run(sc, seed=seed)
     if not r.ok:
-        raise RuntimeError(f"{sc.name}: invariants violated: {r.summary['invariants']['violations'][:3]}")
+        raise InvalidRunError(f"{sc.source}: INVALID RUN in a reproduction (seed {r.summary['seed']}), its numbers are "
+                              f"not used: {'; '.join(r.summary['invariants']['violations'][:3])}")
     return r
 
 
