@@ -167,3 +167,12 @@ def test_exit_code_3_when_a_reproduction_run_breaks_an_invariant(fake_sim, tmp_p
     assert cli_in_process("reproduce", "afc", "--quick", "--out", str(tmp_path / "o")) == 3
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "INVALID RUN in a reproduction" in err and "Traceback" not in err
+
+
+def test_scenario_json_records_the_seed_that_ran(tmp_path):
+    r = cli("run", P2P, "--seed", "7", "--set", "duration=1s", "--no-plots", "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
+    import json
+
+    ran = json.loads((tmp_path / "o" / "scenario.json").read_text())
+    assert ran["seed"] == 7 == json.loads((tmp_path / "o" / "summary.json").read_text())["seed"]

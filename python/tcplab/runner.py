@@ -62,7 +62,10 @@ class Result:
         p.write_text(json.dumps(self.summary, indent=2) + "\n")
         written.append(p)
         p = out / "scenario.json"
-        p.write_text(self.scenario.to_canonical_json(indent=2) + "\n")
+        # The scenario that ran: with the seed it ran with (``--seed`` replaces the file's).
+        ran = self.scenario.to_dict()
+        ran["seed"] = self.summary.get("seed", ran["seed"])
+        p.write_text(json.dumps(ran, sort_keys=True, indent=2) + "\n")
         written.append(p)
         p = out / "timeseries.parquet"
         self.timeseries.to_parquet(p, index=False)
