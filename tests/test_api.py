@@ -27,7 +27,7 @@ def test_round_trip_with_stand_in_simulator(fake_sim, tmp_path):
     assert {p.name for p in paths} >= {"summary.json", "timeseries.parquet", "scenario.json"}
     back = pd.read_parquet(tmp_path / "o" / "timeseries.parquet")
     pd.testing.assert_frame_equal(back.astype({c: str for c in ("kind", "name", "metric")}), df.astype({c: str for c in ("kind", "name", "metric")}))
-    assert json.loads((tmp_path / "o" / "scenario.json").read_text()) == sc.canonical
+    assert json.loads((tmp_path / "o" / "scenario.json").read_text()) == {**sc.canonical, "seed": 5}  # the seed that ran
 
 
 def test_run_accepts_path_and_dict(fake_sim):

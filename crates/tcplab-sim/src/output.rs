@@ -49,7 +49,8 @@ pub struct FlowSummary {
     pub goodput_mbps: f64,
     /// Bytes read by the receiving application.
     pub bytes_delivered: u64,
-    /// Bytes the sending application wrote into TCP.
+    /// Bytes the sending application wrote into TCP: the configured `bytes`, or less when
+    /// the flow's `stop` came first.
     pub bytes_written: u64,
     pub data_packets_delivered: u64,
     pub retransmits: u64,
@@ -66,7 +67,8 @@ pub struct FlowSummary {
     pub owd_ms: Percentiles,
     pub rtt_ms: Percentiles,
     pub start_s: f64,
-    /// When the receiving application read the last byte of a finite flow.
+    /// When the receiving application read the last byte of a finite flow's configured
+    /// `bytes`. None for unlimited flows and for flows stopped before writing all of them.
     pub completion_s: Option<f64>,
 }
 

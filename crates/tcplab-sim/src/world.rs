@@ -138,6 +138,8 @@ struct FlowState {
     /// When the sender opens the connection, if before `start`.
     connect: Option<Instant>,
     stop: Option<Instant>,
+    /// The configured amount (`bytes`); None: unlimited. What the application actually
+    /// wrote is `written`, less than this when `stop` came first.
     bytes: Option<u64>,
     route_fwd: Vec<u32>,
     route_rev: Vec<u32>,
@@ -145,9 +147,17 @@ struct FlowState {
     fc: String,
     reader: Reader,
     started: bool,
+    /// The sending application has closed: it wrote its configured `bytes`, or `stop` came.
     closed: bool,
+    /// Bytes the sending application wrote into TCP.
     written: u64,
+    /// Bytes the receiving application read.
     read: u64,
+    /// Finished: the application had closed and every byte it wrote was read (the first
+    /// instant both hold; see `World::check_finished`). Ends the flow's active time.
+    finished_at: Option<Instant>,
+    /// Completed: finished after writing all of its configured `bytes`, so the last byte of
+    /// what was configured was read. Never for unlimited flows or flows stopped early.
     completed_at: Option<Instant>,
     owd: DelayStats,
     rtt: DelayStats,
@@ -480,6 +490,7 @@ impl World {
                 closed: false,
                 written: 0,
                 read: 0,
+                finished_at: None,
                 completed_at: None,
                 owd: DelayStats::new(exact),
                 rtt: DelayStats::new(exact),
@@ -606,8 +617,9 @@ impl World {
                 Event::FlowStop(f) => {
                     let f = f as usize;
                     if !self.flows[f].closed {
-                        self.flows[f].closed = true;
-                        self.eps[2 * f].ep.close(now);
+                        // Scheduled before the run, the stop runs before any other event of
+                        // its instant: the application writes during [start, stop).
+                        self.close_app(now, f);
                         self.drain(now, 2 * f);
                     }
                 }
@@ -637,8 +649,10 @@ impl World {
         Ok(())
     }
 
-    /// True once every finite flow (a byte count or a stop time) has been read to its end;
-    /// never true for a scenario of unlimited flows only, which runs for its duration.
+    /// True once every finite flow (a byte count or a stop time) has finished: its
+    /// application closed and everything it wrote was read (a flow stopped early finishes
+    /// without completing). Never true for a scenario of unlimited flows only, which runs
+    /// for its duration.
     fn all_finite_flows_done(&self) -> bool {
         let finite = |f: &&FlowState| f.bytes.is_some() || f.stop.is_some();
         self.flows.iter().any(|f| finite(&f))
@@ -646,7 +660,7 @@ impl World {
                 .flows
                 .iter()
                 .filter(finite)
-                .all(|f| f.completed_at.is_some())
+                .all(|f| f.finished_at.is_some())
     }
 
     /// The handshake ahead of the application (`FlowSpec::connect`).
@@ -679,8 +693,31 @@ impl World {
             fl.written += ep.write(now, n);
         }
         if fl.bytes == Some(fl.written) {
-            fl.closed = true;
-            ep.close(now);
+            self.close_app(now, f);
+        }
+    }
+
+    /// The sending application closes, having written all its bytes or at its `stop`. The
+    /// one place a flow closes, so whether it finishes is decided the same way whatever was
+    /// in flight at that moment.
+    fn close_app(&mut self, now: Instant, f: usize) {
+        self.flows[f].closed = true;
+        self.eps[2 * f].ep.close(now);
+        // Everything written may already have been read (a stop between round trips):
+        // then the flow finishes now, as no later read will come to notice it.
+        self.check_finished(now, f);
+    }
+
+    /// Marks the flow finished at the first instant its application has closed and every
+    /// byte it wrote has been read, and completed if it had written all its configured
+    /// `bytes` by then. Called when the application closes and after every read.
+    fn check_finished(&mut self, now: Instant, f: usize) {
+        let fl = &mut self.flows[f];
+        if fl.finished_at.is_none() && fl.closed && fl.read == fl.written {
+            fl.finished_at = Some(now);
+            if fl.bytes == Some(fl.written) {
+                fl.completed_at = Some(now);
+            }
         }
     }
 
@@ -713,10 +750,7 @@ impl World {
                 );
                 self.violation(msg);
             }
-            let fl = &mut self.flows[f];
-            if fl.completed_at.is_none() && fl.closed && fl.read == fl.written {
-                fl.completed_at = Some(now);
-            }
+            self.check_finished(now, f);
         }
         total
     }
@@ -759,7 +793,7 @@ impl World {
             *leftover = allow - got;
             *tick_end = now + tick;
         }
-        if self.flows[f].completed_at.is_none() {
+        if self.flows[f].finished_at.is_none() {
             self.q.schedule(now + tick, Event::AppRead(f as u32));
         }
     }
@@ -899,7 +933,8 @@ impl World {
             // FIFO when the delay shrinks: never before the packet ahead (a packet already
             // arrived did so by `now`, before `dep + delay`).
             let ahead = link.delay_line.back().map_or(Instant::ZERO, |e| e.0);
-            let at = (dep + link.delay).max(ahead);
+            // Saturating: a trace whose next opportunity is centuries away must not wrap.
+            let at = dep.saturating_add(link.delay).max(ahead);
             if link.delay_line.is_empty() {
                 self.q.schedule(at, Event::LinkArrive(l as u32));
             }
@@ -1051,8 +1086,11 @@ impl World {
                 ));
             }
             // Bytes are counted when their transmission starts, so the window runs until the
-            // last one has left.
-            let cap = l.rate.capacity_bytes(Instant::ZERO, end.max(l.busy_until));
+            // last one has left, that instant included: a trace link's last packet leaves in
+            // an opportunity at exactly `busy_until`.
+            let cap = l
+                .rate
+                .capacity_bytes_through(Instant::ZERO, end.max(l.busy_until));
             if l.tx_bytes > cap {
                 msgs.push(format!(
                     "link '{}': sent {} bytes but its capacity over the run is {} bytes",
@@ -1078,20 +1116,45 @@ impl World {
                     ));
                 }
             }
+            // The byte stream against what the application wrote (`written`), and the
+            // configured `bytes` only as what completion means.
             if let Some(b) = fl.bytes {
-                if fl.completed_at.is_some() && fl.read != b {
+                if fl.written > b {
                     msgs.push(format!(
-                        "flow '{}': completed with {} bytes read of {} written",
-                        fl.name, fl.read, b
+                        "flow '{}': the application wrote {} bytes but only {} were configured",
+                        fl.name, fl.written, b
                     ));
+                }
+            }
+            if fl.finished_at.is_some() && fl.read != fl.written {
+                msgs.push(format!(
+                    "flow '{}': finished with {} bytes read of {} written",
+                    fl.name, fl.read, fl.written
+                ));
+            }
+            if fl.completed_at.is_some() {
+                match fl.bytes {
+                    Some(b) if fl.written == b && fl.read == b => {}
+                    Some(b) => msgs.push(format!(
+                        "flow '{}': completed with {} bytes read and {} written of {} configured",
+                        fl.name, fl.read, fl.written, b
+                    )),
+                    None => msgs.push(format!(
+                        "flow '{}': an unlimited flow completed ({} bytes read, {} written)",
+                        fl.name, fl.read, fl.written
+                    )),
                 }
             }
             // Goodput can never exceed what the slowest link of the path could carry while
             // the flow was active: every byte read crossed every link after the flow started.
-            let until = fl.completed_at.unwrap_or(end);
+            let until = fl.finished_at.unwrap_or(end);
             if until > fl.start {
                 for &l in &fl.route_fwd {
-                    let cap = self.links[l as usize].rate.capacity_bytes(fl.start, until);
+                    // By `until` itself: a trace link may have carried the last byte read
+                    // in an opportunity at that very instant.
+                    let cap = self.links[l as usize]
+                        .rate
+                        .capacity_bytes_through(fl.start, until);
                     if fl.read > cap {
                         msgs.push(format!(
                             "flow '{}': read {} bytes but link '{}' could carry only {} bytes while it was active",
@@ -1126,7 +1189,9 @@ impl World {
                 // AFC on one side only: both ends run classic flow control (section 4.2.1).
                 fl.fc = serde_name(&FcKind::Classic);
             }
-            let until = fl.completed_at.unwrap_or(end);
+            // Active until the flow finished (for a stopped flow: the later of its stop and
+            // its last read), else until the end of the run.
+            let until = fl.finished_at.unwrap_or(end);
             let active = until.saturating_since(fl.start).as_secs_f64();
             let goodput = if active > 0.0 {
                 fl.read as f64 * 8.0 / active * 1e-6
@@ -1169,7 +1234,9 @@ impl World {
             .links
             .iter()
             .map(|l| {
-                let cap = l.rate.capacity_bytes(Instant::ZERO, end.max(l.busy_until));
+                let cap = l
+                    .rate
+                    .capacity_bytes_through(Instant::ZERO, end.max(l.busy_until));
                 LinkSummary {
                     name: l.name.clone(),
                     from: self.nodes[l.from].clone(),
@@ -1179,7 +1246,8 @@ impl World {
                     } else {
                         0.0
                     },
-                    capacity_mbps: l.rate.mean_rate_bps() * 1e-6,
+                    // What the link could carry in [0, end), not its long-run mean.
+                    capacity_mbps: l.rate.rate_over_bps(Instant::ZERO, end) * 1e-6,
                     tx_packets: l.tx_pkts,
                     tx_bytes: l.tx_bytes,
                     drops: Drops {
@@ -1280,6 +1348,54 @@ fn prefix_err(e: SimError, p: &str) -> SimError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte-stream invariants of finished and completed flows (issue 20, class 2):
+    /// "written" is only ever what the application wrote; the configured `bytes` is named
+    /// configured.
+    #[test]
+    fn class2_invariant_messages_name_written_and_configured_bytes() {
+        let link = r#"{"rate": {"kind": "fixed", "bps": 10000000}, "delay": 20000000}"#;
+        let json = format!(
+            r#"{{"name": "msgs", "duration": 1000000000,
+                "topology": {{"kind": "point_to_point", "downlink": {link}, "uplink": {link}}},
+                "flows": [{{"name": "f", "src": "server", "dst": "client", "bytes": 5000}}]}}"#
+        );
+        let scn: Scenario = serde_json::from_str(&json).expect("scenario");
+        let check = |set: &dyn Fn(&mut FlowState)| {
+            let mut w = World::build(&scn).expect("build");
+            set(&mut w.flows[0]);
+            w.check_invariants();
+            w.violations
+        };
+        let t = Some(Instant::ZERO + Duration::from_millis(500));
+        // Stopped early and drained: finished, not completed; consistent.
+        let ok = check(&|f| {
+            (f.closed, f.written, f.read, f.finished_at) = (true, 3000, 3000, t);
+        });
+        assert!(ok.is_empty(), "{ok:?}");
+        // Finished with bytes missing: compared with what was written.
+        let v = check(&|f| {
+            (f.closed, f.written, f.read, f.finished_at) = (true, 3000, 1448, t);
+        });
+        assert_eq!(
+            v,
+            ["flow 'f': finished with 1448 bytes read of 3000 written"]
+        );
+        // Completed before writing everything configured.
+        let v = check(&|f| {
+            (f.written, f.read, f.finished_at, f.completed_at) = (3000, 3000, t, t);
+        });
+        assert_eq!(
+            v,
+            ["flow 'f': completed with 3000 bytes read and 3000 written of 5000 configured"]
+        );
+        // More written than configured.
+        let v = check(&|f| f.written = 6000);
+        assert_eq!(
+            v,
+            ["flow 'f': the application wrote 6000 bytes but only 5000 were configured"]
+        );
+    }
 
     #[test]
     fn jain_index_bounds() {

@@ -383,9 +383,8 @@ def traces(ctx: Context, rep: Report) -> dict[tuple[str, str], dict[str, float]]
     for ti, t in enumerate(names):
         ax = axs[ti // cols][ti % cols]
         # The capacity of the part of the trace the run used (the files' means cover the
-        # whole, longer trace): bytes sent over utilisation, over the run's duration.
-        link0 = res[ti * len(CH6)].summary["links"][0]
-        cap = link0["tx_bytes"] * 8e-6 / link0["utilization"] / res[ti * len(CH6)].summary["duration_s"]
+        # whole, longer trace): the link's capacity over the run, as the summary gives it.
+        cap = res[ti * len(CH6)].summary["links"][0]["capacity_mbps"]
         for ci, cc in enumerate(CH6):
             r = res[ti * len(CH6) + ci]
             f = _flow(r)

@@ -66,6 +66,27 @@ impl RateModel {
         }
     }
 
+    /// Bytes the link could carry from `from` up to and including the instant `to`: a bound
+    /// on what packets whose last bit left by `to` can have used. An instant carries nothing
+    /// at a fixed or scheduled rate, so this is `capacity_bytes`; a trace's opportunities at
+    /// `to` itself count (a packet departing at `to` left in one of them).
+    pub fn capacity_bytes_through(&self, from: Instant, to: Instant) -> u64 {
+        match self {
+            RateModel::Trace(t) if from <= to => t.capacity_bytes_through(from, to),
+            _ => self.capacity_bytes(from, to),
+        }
+    }
+
+    /// Mean rate over `[from, to)` in bit/s: `capacity_bytes * 8 / (to - from)` (exactly the
+    /// rate for a fixed link; the long-run mean for an empty interval).
+    pub fn rate_over_bps(&self, from: Instant, to: Instant) -> f64 {
+        match self {
+            RateModel::Fixed(bw) => bw.as_bps() as f64,
+            _ if to <= from => self.mean_rate_bps(),
+            _ => self.capacity_bytes(from, to) as f64 * 8.0 / (to - from).as_secs_f64(),
+        }
+    }
+
     /// Long-run mean rate (over one period for schedules and traces).
     pub fn mean_rate_bps(&self) -> f64 {
         match self {
@@ -92,6 +113,39 @@ mod tests {
         );
         assert_eq!(m.capacity_bytes(Instant::from_secs(1), Instant::ZERO), 0);
         assert_eq!(m.mean_rate_bps(), 1e7);
+    }
+
+    #[test]
+    fn class1_rate_over_a_run_is_its_capacity_not_the_long_run_mean() {
+        let at = Instant::from_millis;
+        let fixed = RateModel::from_spec(&RateSpec::Fixed { bps: 12_345_678 }).unwrap();
+        assert_eq!(fixed.rate_over_bps(at(0), at(3)), 12_345_678.0);
+        assert_eq!(
+            fixed.capacity_bytes_through(at(0), at(1000)),
+            fixed.capacity_bytes(at(0), at(1000))
+        );
+        // 3, 15, 15 Mbit/s for 530 ms each: the first 530 ms run at 3, the mean is 11.
+        let sched = RateModel::from_spec(&RateSpec::Schedule {
+            rates_bps: vec![3_000_000, 15_000_000, 15_000_000],
+            slot: Duration::from_millis(530),
+        })
+        .unwrap();
+        assert!((sched.rate_over_bps(at(0), at(530)) - 3e6).abs() < 1e-6);
+        assert!((sched.rate_over_bps(at(0), at(1590)) - 11e6).abs() < 1e-6);
+        assert_eq!(sched.rate_over_bps(at(5), at(5)), 11e6);
+        // A trace (built in memory): opportunities at 1, 1, 2 and 5 ms, repeating every 5 ms.
+        let trace = RateModel::Trace(
+            TraceRate::new(
+                Arc::new(MahimahiTrace::parse("t", b"1\n1\n2\n5\n").unwrap()),
+                1500,
+            )
+            .unwrap(),
+        );
+        assert!((trace.rate_over_bps(at(0), at(2)) - 2.0 * 12_000.0 / 0.002).abs() < 1e-6);
+        assert!((trace.mean_rate_bps() - 4.0 * 12_000.0 / 0.005).abs() < 1e-6);
+        assert_eq!(trace.capacity_bytes(at(0), at(2)), 3000);
+        assert_eq!(trace.capacity_bytes_through(at(0), at(2)), 4500);
+        assert_eq!(trace.capacity_bytes_through(at(3), at(2)), 0);
     }
 
     #[test]

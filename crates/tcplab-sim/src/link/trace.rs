@@ -138,30 +138,56 @@ impl MahimahiTrace {
         // Passes 0..q-1 are complete, except that when t falls exactly on a pass boundary
         // the previous pass's entries at its period end sit at t itself, not before it.
         let boundary = if r == 0 && q > 0 { self.at_period } else { 0 };
-        q * n - boundary + self.times_ns.partition_point(|&x| x < r) as u64
+        q.saturating_mul(n) - boundary + self.times_ns.partition_point(|&x| x < r) as u64
+    }
+
+    /// Opportunities, over all passes, at or before `t` ns. O(log n).
+    fn count_through(&self, t: u64) -> u64 {
+        let n = self.times_ns.len() as u64;
+        let (q, r) = (t / self.period_ns, t % self.period_ns);
+        // Passes 0..q-1 end at or before t (their entries at the period end sit at q *
+        // period <= t); pass q contributes its entries at offsets <= r.
+        q.saturating_mul(n) + self.times_ns.partition_point(|&x| x <= r) as u64
     }
 
     /// Summary statistics for `opportunity_bytes` per line. `min_mbps` and `max_mbps` are
     /// over the whole 1-second windows [k s, k+1 s) of the first pass (a final partial
     /// second is ignored; a trace shorter than a second is one window of its length).
+    /// O(lines): the windows are found by walking the lines, and the empty ones (however
+    /// many a long gap holds) are counted arithmetically, never visited.
     pub fn info(&self, opportunity_bytes: u32) -> TraceInfo {
+        const SEC: u64 = 1_000_000_000;
         let bits = opportunity_bytes as f64 * 8.0;
         let mbps = |count: u64, ns: u64| count as f64 * bits / (ns as f64 * 1e-9) / 1e6;
-        let windows = self.period_ns / 1_000_000_000;
-        let (mut min, mut max) = (f64::INFINITY, 0.0f64);
-        if windows == 0 {
+        let windows = self.period_ns / SEC;
+        let (min, max) = if windows == 0 {
             // Shorter than a second: the one window is the whole pass, so min = max = mean.
             let r = mbps(self.times_ns.len() as u64, self.period_ns);
-            (min, max) = (r, r);
-        }
-        let mut prev = 0;
-        for k in 1..=windows {
-            let c = self.count_before(k * 1_000_000_000);
-            let r = mbps(c - prev, 1_000_000_000);
-            prev = c;
-            min = min.min(r);
-            max = max.max(r);
-        }
+            (r, r)
+        } else {
+            // Lines of the first pass before the end of the last whole window (a line at
+            // the period end belongs to no whole window), grouped by window.
+            let end = windows * SEC;
+            let (mut nonempty, mut lo, mut hi) = (0u64, u64::MAX, 0u64);
+            let (mut window, mut count) = (u64::MAX, 0u64);
+            for &t in self.times_ns.iter().take_while(|&&t| t < end) {
+                if t / SEC != window {
+                    if count > 0 {
+                        (lo, hi) = (lo.min(count), hi.max(count));
+                    }
+                    (window, count) = (t / SEC, 0);
+                    nonempty += 1;
+                }
+                count += 1;
+            }
+            if count > 0 {
+                (lo, hi) = (lo.min(count), hi.max(count));
+            }
+            if nonempty < windows {
+                lo = 0; // some whole window has no line
+            }
+            (mbps(lo, SEC), mbps(hi, SEC))
+        };
         TraceInfo {
             path: self.path.clone(),
             lines: self.times_ns.len() as u64,
@@ -246,9 +272,11 @@ impl TraceRate {
         &self.trace
     }
 
+    /// Saturates at `u64::MAX` (never) for a pass beyond the representable time, which a
+    /// trace whose period is centuries long reaches after its first pass.
     #[inline]
     fn next_ns(&self) -> u64 {
-        self.base_ns + self.trace.times_ns[self.idx]
+        self.base_ns.saturating_add(self.trace.times_ns[self.idx])
     }
 
     #[inline]
@@ -258,7 +286,8 @@ impl TraceRate {
         if i < n {
             self.idx = i as usize;
         } else {
-            self.base_ns += (i / n) * self.trace.period_ns;
+            let passes = (i / n).saturating_mul(self.trace.period_ns);
+            self.base_ns = self.base_ns.saturating_add(passes);
             self.idx = (i % n) as usize;
         }
     }
@@ -276,7 +305,7 @@ impl TraceRate {
         if self.next_ns() < s {
             let k = self.trace.count_before(s);
             let n = self.trace.times_ns.len() as u64;
-            self.base_ns = (k / n) * self.trace.period_ns;
+            self.base_ns = (k / n).saturating_mul(self.trace.period_ns);
             self.idx = (k % n) as usize;
         }
     }
@@ -311,7 +340,20 @@ impl TraceRate {
 
     /// Bytes of the opportunities in `[from, to)`.
     pub fn capacity_bytes(&self, from: Instant, to: Instant) -> u64 {
-        let c = self.trace.count_before(to.as_nanos()) - self.trace.count_before(from.as_nanos());
+        let c = self
+            .trace
+            .count_before(to.as_nanos())
+            .saturating_sub(self.trace.count_before(from.as_nanos()));
+        c.saturating_mul(self.opportunity_bytes)
+    }
+
+    /// Bytes of the opportunities in `[from, to]`: those at the instant `to` itself count,
+    /// as a packet departing at `to` left in (and may have needed) one of them.
+    pub fn capacity_bytes_through(&self, from: Instant, to: Instant) -> u64 {
+        let c = self
+            .trace
+            .count_through(to.as_nanos())
+            .saturating_sub(self.trace.count_before(from.as_nanos()));
         c.saturating_mul(self.opportunity_bytes)
     }
 
@@ -540,6 +582,148 @@ mod tests {
             3000
         );
         assert!((r.mean_rate_bps() - 4.0 * 1500.0 * 8.0 / 0.005).abs() < 1e-6);
+    }
+
+    #[test]
+    fn class1_capacity_through_counts_the_opportunities_at_its_end() {
+        // Passes of 5 ms: 1,1,2,5 | 6,6,7,10 | ...; "0\n3\n": 0,3 | 3,6 | 6,9 ...
+        let r = TraceRate::new(trace("1\n1\n2\n5\n"), 1500).unwrap();
+        let at = Instant::from_millis;
+        assert_eq!(r.capacity_bytes(at(0), at(1)), 0);
+        assert_eq!(r.capacity_bytes_through(at(0), at(1)), 3000);
+        assert_eq!(r.capacity_bytes_through(at(0), at(5)), 4 * 1500);
+        assert_eq!(r.capacity_bytes_through(at(5), at(5)), 1500);
+        assert_eq!(r.capacity_bytes_through(at(6), at(5)), 0);
+        assert_eq!(r.capacity_bytes_through(at(0), at(6)), 6 * 1500);
+        let z = TraceRate::new(trace("0\n3\n"), 1000).unwrap();
+        assert_eq!(z.capacity_bytes_through(at(0), at(0)), 1000);
+        assert_eq!(z.capacity_bytes_through(at(0), at(3)), 3000);
+        assert_eq!(z.capacity_bytes_through(at(3), at(3)), 2000);
+        // count_through(t) is count_before(t + 1 ns), across passes and boundaries.
+        let mut rng = Rng::from_seed(5);
+        for text in [
+            "1\n1\n2\n5\n",
+            "0\n3\n",
+            "0\n0\n4\n4\n",
+            "7\n",
+            "2\n2\n9\n9\n9\n",
+        ] {
+            let t = trace(text);
+            for _ in 0..2000 {
+                let x = match rng.below(3) {
+                    0 => rng.below(40) * MS,
+                    1 => (rng.below(40) * MS + 2 * rng.below(2)).saturating_sub(1),
+                    _ => rng.below(40 * MS),
+                };
+                assert_eq!(t.count_through(x), t.count_before(x + 1), "{text:?} at {x}");
+            }
+        }
+    }
+
+    /// A packet that leaves at the instant of an opportunity used that opportunity: what
+    /// `departure_time` hands out up to a departure never exceeds `capacity_bytes_through`
+    /// of that departure (and can exceed `capacity_bytes` up to it).
+    #[test]
+    fn class1_bytes_sent_fit_the_capacity_through_the_last_departure() {
+        let mut rng = Rng::from_seed(20);
+        let mut exceeded_half_open = false;
+        for case in 0..30 {
+            let mut text = String::new();
+            let mut ms = rng.below(3);
+            for _ in 0..(1 + rng.below(30)) {
+                ms += rng.below(3);
+                text.push_str(&format!("{ms}\n"));
+            }
+            text.push_str(&format!("{}\n", ms + 1 + rng.below(3)));
+            let opp = [1500u32, 1000, 300][case % 3];
+            let mut r = TraceRate::new(trace(&text), opp).unwrap();
+            let (mut t, mut sent) = (0u64, 0u64);
+            for _ in 0..300 {
+                t += [0, 0, rng.below(MS), rng.below(20 * MS)][rng.below(4) as usize];
+                let bytes = [40u32, 60, 1500, 2900][rng.below(4) as usize];
+                let d = r.departure_time(Instant::from_nanos(t), bytes);
+                sent += bytes as u64;
+                let through = r.capacity_bytes_through(Instant::ZERO, d);
+                assert!(
+                    sent <= through,
+                    "case {case}: {sent} > {through} at {d:?}, {text:?}"
+                );
+                exceeded_half_open |= sent > r.capacity_bytes(Instant::ZERO, d);
+                t = d.as_nanos(); // back to back: the next packet starts when this one left
+            }
+        }
+        assert!(
+            exceeded_half_open,
+            "the half-open window is too small somewhere"
+        );
+    }
+
+    /// The old `info`: one binary search per 1-second window of the pass.
+    fn info_by_every_window(t: &MahimahiTrace, opportunity_bytes: u32) -> (f64, f64) {
+        let bits = opportunity_bytes as f64 * 8.0;
+        let mbps = |count: u64, ns: u64| count as f64 * bits / (ns as f64 * 1e-9) / 1e6;
+        let windows = t.period_ns / 1_000_000_000;
+        if windows == 0 {
+            let r = mbps(t.times_ns.len() as u64, t.period_ns);
+            return (r, r);
+        }
+        let (mut min, mut max, mut prev) = (f64::INFINITY, 0.0f64, 0);
+        for k in 1..=windows {
+            let c = t.count_before(k * 1_000_000_000);
+            min = min.min(mbps(c - prev, 1_000_000_000));
+            max = max.max(mbps(c - prev, 1_000_000_000));
+            prev = c;
+        }
+        (min, max)
+    }
+
+    #[test]
+    fn class5_info_walks_the_lines_and_matches_a_walk_over_every_second() {
+        let mut rng = Rng::from_seed(55);
+        for case in 0..200 {
+            let mut text = String::new();
+            let mut ms = if case % 2 == 0 { 0 } else { rng.below(3000) };
+            for _ in 0..(1 + rng.below(50)) {
+                ms += [0, rng.below(300), rng.below(2500)][rng.below(3) as usize];
+                text.push_str(&format!("{ms}\n"));
+            }
+            if case % 3 == 0 {
+                ms = ms.div_ceil(1000).max(1) * 1000; // end on a whole second
+            } else {
+                ms += 1 + rng.below(1500);
+            }
+            text.push_str(&format!("{ms}\n"));
+            let t = trace(&text);
+            let info = t.info(1500);
+            assert_eq!(
+                (info.min_mbps, info.max_mbps),
+                info_by_every_window(&t, 1500),
+                "{text:?}"
+            );
+        }
+        // A 31.7-year period with two lines: 10^9 windows, all but the first empty.
+        let clock = std::time::Instant::now();
+        let huge = trace("0\n1000000000000\n").info(1500);
+        assert!(clock.elapsed() < std::time::Duration::from_millis(100));
+        assert_eq!((huge.min_mbps, huge.max_mbps), (0.0, 0.012));
+        assert_eq!((huge.lines, huge.duration_ms), (2, 1_000_000_000_000));
+    }
+
+    #[test]
+    fn class5_departures_past_the_clock_saturate_instead_of_wrapping() {
+        // The largest accepted period (584 years): a packet needing more opportunities than
+        // the first pass holds departs "never" (u64::MAX), not at a wrapped-around time.
+        let t = trace(&format!("0\n{MAX_MS}\n"));
+        let mut r = TraceRate::new(t.clone(), 100).unwrap();
+        assert_eq!(r.departure_time(Instant::ZERO, 100), Instant::ZERO);
+        assert_eq!(r.departure_time(Instant::ZERO, 1500), Instant::MAX);
+        let mut r = TraceRate::new(t.clone(), 1500).unwrap();
+        assert_eq!(r.departure_time(Instant::ZERO, 1500), Instant::ZERO);
+        let p = Instant::from_nanos(MAX_MS * MS);
+        assert_eq!(r.departure_time(Instant::from_millis(1), 1500), p);
+        assert_eq!(r.departure_time(p, 1500), p); // the next pass's line at 0
+        assert_eq!(r.departure_time(p, 1500), Instant::MAX);
+        assert_eq!(r.capacity_bytes_through(Instant::ZERO, p), 3 * 1500);
     }
 
     #[test]
