@@ -176,3 +176,54 @@ def test_scenario_json_records_the_seed_that_ran(tmp_path):
 
     ran = json.loads((tmp_path / "o" / "scenario.json").read_text())
     assert ran["seed"] == 7 == json.loads((tmp_path / "o" / "summary.json").read_text())["seed"]
+
+
+# -- class 4: validate accepted what run refused -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "override, fragment",
+    [
+        ("flows.0.tcp.mss=32B", "tcp.mss: must be between 64 and 65495 bytes"),
+        ("flows.0.receiver_tcp={mss=\"40B\"}", "receiver_tcp.mss: must be between 64 and 65495 bytes"),
+        ("topology.downlink.opportunity=5GB", "at most 4294967295 bytes"),
+    ],
+)
+def test_class4_validate_refuses_what_run_refuses(override, fragment, tmp_path):
+    scenario = str(EXAMPLES / "cellular-trace.toml") if "opportunity" in override else P2P
+    v = one_error_line(cli("validate", scenario, "--set", override), fragment)
+    r = one_error_line(cli("run", scenario, "--set", override, "--out", str(tmp_path / "o")), fragment)
+    assert v == r
+    assert not (tmp_path / "o").exists()
+
+
+def test_class4_a_read_pattern_of_zero_rates_runs_like_a_zero_rate(tmp_path):
+    slow = str(EXAMPLES / "slow-reader.toml")
+    outs = []
+    for read in ('{pattern=["0Mbit/s","0Mbit/s"], slot="1s"}', '{rate="0Mbit/s"}'):
+        assert cli("validate", slow, "--set", f"flows.0.read={read}").returncode == 0
+        r = cli("run", slow, "--set", f"flows.0.read={read}", "--set", "duration=3s", "--json", "--no-plots",
+                "--out", str(tmp_path / str(len(outs))))
+        assert r.returncode == 0, r.stderr
+        outs.append(__import__("json").loads(r.stdout)["flows"][0])
+    assert outs[0]["bytes_delivered"] == outs[1]["bytes_delivered"] == 0
+    assert outs[0]["zero_window_events"] > 0 and outs[0]["zero_window_events"] == outs[1]["zero_window_events"]
+
+
+def test_class4_one_set_of_rules_reaches_validate():
+    # The binding `tcplab.load` (and so `validate`) calls applies every rule of the run
+    # (tcplab_sim::validate), not only the JSON schema: a canonical scenario that breaks a
+    # run-time rule is refused there.
+    import json
+
+    from tcplab import _tcplab
+
+    canon = tcplab.load(P2P).to_dict()
+    _tcplab.check_scenario_json(json.dumps(canon))
+    canon["flows"][0]["tcp"]["mss"] = 32
+    with pytest.raises(_tcplab.SimulationError, match="mss: must be between 64 and 65495"):
+        _tcplab.check_scenario_json(json.dumps(canon))
+    canon = tcplab.load(P2P).to_dict()
+    canon["flows"].append(dict(canon["flows"][0]))
+    with pytest.raises(_tcplab.SimulationError, match="flow name used twice"):
+        _tcplab.check_scenario_json(json.dumps(canon))

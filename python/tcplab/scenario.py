@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tomllib
 from collections import deque
 from pathlib import Path
@@ -285,6 +286,8 @@ class _Parser:
             except TraceError as e:
                 raise c.error(_join(path, "trace"), str(e)) from None
             opp = c.get(t, "opportunity", path, c.size(), 1500)
+            if opp > 2**32 - 1:
+                raise c.error(_join(path, "opportunity"), f"{opp} bytes: at most 4294967295 bytes per delivery opportunity")
             out["rate"] = {"kind": "trace", "path": str(p), "opportunity_bytes": opp}
         else:
             raise c.error(_join(path, "rate"), 'missing: give "rate" (e.g. "10Mbit/s", or an array with "slot") or "trace" (a Mahimahi file)')
@@ -881,6 +884,9 @@ def scenario_sha256(source_bytes: bytes, overrides: list[tuple[str, Any]]) -> st
     return h.hexdigest()
 
 
+_RANGE = re.compile(r"expected u(8|16|32|64)")
+
+
 def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
     c = ctx
     p = _Parser(ctx)
@@ -903,10 +909,18 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
         "stop_when_done": c.get(top, "stop_when_done", "", c.boolean, False),
     }
     ext = _ext()
+    # The Rust side holds every rule a scenario must satisfy (tcplab_sim::validate), the
+    # same that `run` applies: validating and running accept exactly the same scenarios.
     try:
         full = json.loads(ext.check_scenario_json(json.dumps(partial)))
-    except ext.SimulationError as e:  # a bug in this module: the Python/Rust contract drifted
-        raise RuntimeError(f"tcplab internal error: {e.args}") from None
+    except ext.SimulationError as e:
+        kind, message = (list(e.args) + ["", ""])[:2]
+        if kind == "scenario_json":  # a value the Rust field cannot hold (e.g. beyond u32)
+            path, _, why = str(message).partition(": ")
+            why = _RANGE.sub(lambda m: f"expected an integer of at most {2 ** int(m.group(1)) - 1}", why)
+            why = re.sub(r" at line \d+ column \d+$", "", why)
+            raise ScenarioError(f"out of range: {why}", source=c.source, path=path or None) from None
+        raise ScenarioError(str(message), source=c.source) from None
     full["_links"] = [x[0] for x in topo.links]
     full["_nodes"] = topo.nodes
     return full

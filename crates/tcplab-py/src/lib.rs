@@ -28,19 +28,24 @@ fn sim_error(e: &SimError) -> PyErr {
 }
 
 fn parse_scenario(canonical_json: &str) -> PyResult<Scenario> {
-    serde_json::from_str(canonical_json).map_err(|e| {
+    // The path of the offending field ("topology.downlink.rate.opportunity_bytes") comes
+    // with the error, so a value the Rust field cannot hold is reported at its key.
+    let de = &mut serde_json::Deserializer::from_str(canonical_json);
+    serde_path_to_error::deserialize(de).map_err(|e| {
         SimulationError::new_err((
             "scenario_json",
-            format!("canonical scenario JSON rejected: {e}"),
+            format!("{}: {}", e.path(), e.inner()),
         ))
     })
 }
 
 /// Check that `canonical_json` deserialises into `tcplab_sim::config::Scenario` (the
-/// Python/Rust contract) and return it re-serialised with every default filled in.
+/// Python/Rust contract) and satisfies every rule `run_json` applies
+/// (`tcplab_sim::validate`), and return it re-serialised with every default filled in.
 #[pyfunction]
 fn check_scenario_json(canonical_json: &str) -> PyResult<String> {
     let sc = parse_scenario(canonical_json)?;
+    tcplab_sim::validate::validate(&sc).map_err(|e| sim_error(&e))?;
     Ok(serde_json::to_string(&sc).expect("Scenario serialises"))
 }
 

@@ -13,6 +13,7 @@ pub mod pcap;
 pub mod queue;
 pub mod stats;
 pub mod topology;
+pub mod validate;
 
 pub use config::Scenario;
 pub use output::{RunOutput, Summary};

@@ -5,7 +5,7 @@
 
 use crate::config::{LinkSpec, TopologySpec};
 use crate::world::SimError;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// One unidirectional link of the expanded topology.
 #[derive(Clone, Debug)]
@@ -20,6 +20,10 @@ pub struct LinkDef {
 pub struct Graph {
     pub nodes: Vec<String>,
     pub links: Vec<LinkDef>,
+    /// Per node, its outgoing links in link order (the BFS's tie-break), and node names to
+    /// indices: routing a flow costs O(nodes + links), not O(nodes x links).
+    out: Vec<Vec<u32>>,
+    index: BTreeMap<String, usize>,
 }
 
 impl Graph {
@@ -27,6 +31,8 @@ impl Graph {
         let mut g = Graph {
             nodes: Vec::new(),
             links: Vec::new(),
+            out: Vec::new(),
+            index: BTreeMap::new(),
         };
         match spec {
             TopologySpec::PointToPoint { downlink, uplink } => {
@@ -67,13 +73,14 @@ impl Graph {
             }
             TopologySpec::Custom { nodes, links } => {
                 for (i, n) in nodes.iter().enumerate() {
-                    if nodes[..i].contains(n) {
+                    if g.index.insert(n.clone(), i).is_some() {
                         return Err(SimError::Config(format!(
                             "topology.nodes: node '{n}' is listed twice"
                         )));
                     }
                 }
                 g.nodes = nodes.clone();
+                let mut link_names = std::collections::BTreeSet::new();
                 for (i, l) in links.iter().enumerate() {
                     let from = g.node(&l.from).ok_or_else(|| {
                         SimError::Config(format!(
@@ -90,7 +97,7 @@ impl Graph {
                             l.from
                         )));
                     }
-                    if g.links.iter().any(|x| x.name == l.name) {
+                    if !link_names.insert(l.name.as_str()) {
                         return Err(SimError::Config(format!(
                             "topology.links[{i}].name: '{}' is used twice",
                             l.name
@@ -100,6 +107,11 @@ impl Graph {
                 }
             }
         }
+        g.out = vec![Vec::new(); g.nodes.len()];
+        for (li, l) in g.links.iter().enumerate() {
+            g.out[l.from].push(li as u32);
+        }
+        g.index = g.nodes.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
         Ok(g)
     }
 
@@ -113,7 +125,7 @@ impl Graph {
     }
 
     pub fn node(&self, name: &str) -> Option<usize> {
-        self.nodes.iter().position(|n| n == name)
+        self.index.get(name).copied()
     }
 
     pub fn link(&self, name: &str) -> Option<usize> {
@@ -131,11 +143,12 @@ impl Graph {
             if n == dst {
                 break;
             }
-            for (li, l) in self.links.iter().enumerate() {
-                if l.from == n && !seen[l.to] {
-                    seen[l.to] = true;
-                    via[l.to] = Some(li);
-                    q.push_back(l.to);
+            for &li in &self.out[n] {
+                let to = self.links[li as usize].to;
+                if !seen[to] {
+                    seen[to] = true;
+                    via[to] = Some(li as usize);
+                    q.push_back(to);
                 }
             }
         }

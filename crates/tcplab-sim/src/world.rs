@@ -4,7 +4,7 @@
 //! conserved at every link and across the network, and no flow or link beats capacity.
 
 use crate::config::{RateSpec, ReadProfile, RecordSpec, Scenario};
-use crate::engine::{Event, EventQueue, MAX_INDEX};
+use crate::engine::{Event, EventQueue};
 use crate::link::{MahimahiTrace, RateModel, TraceRate};
 use crate::loss::LossModel;
 use crate::output::{
@@ -14,7 +14,6 @@ use crate::packet::Packet;
 use crate::pcap::PcapWriter;
 use crate::queue::{Queue, QueueDiscipline, Verdict};
 use crate::stats::DelayStats;
-use crate::topology::Graph;
 use std::collections::VecDeque;
 use std::fmt;
 use std::fs::File;
@@ -210,28 +209,8 @@ fn node_addr(n: usize) -> [u8; 4] {
 
 impl World {
     fn build(scn: &Scenario) -> Result<World, SimError> {
-        if scn.duration == Duration::ZERO {
-            return Err(SimError::Config(
-                "duration: must be greater than zero".into(),
-            ));
-        }
-        if scn.record.interval == Duration::ZERO {
-            return Err(SimError::Config(
-                "record.interval: must be greater than zero".into(),
-            ));
-        }
-        if scn.flows.is_empty() {
-            return Err(SimError::Config(
-                "flows: a scenario needs at least one flow".into(),
-            ));
-        }
-        let graph = Graph::from_spec(&scn.topology)?;
-        let most = graph.links.len().max(2 * scn.flows.len());
-        if most > MAX_INDEX as usize {
-            return Err(SimError::Config(format!(
-                "the scenario has {most} links or endpoints; at most {MAX_INDEX} are supported"
-            )));
-        }
+        // Every rule lives in `validate`; what follows may rely on a valid scenario.
+        let graph = crate::validate::validate(scn)?;
         let mut links = Vec::with_capacity(graph.links.len());
         // A trace used by several links (a dumbbell's access links) is read and parsed once.
         let mut traces: Vec<Arc<MahimahiTrace>> = Vec::new();
@@ -256,20 +235,6 @@ impl World {
             .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             let loss = LossModel::from_spec(&l.spec.loss)
                 .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
-            if let Some(w) = l.spec.delay_changes.windows(2).find(|w| w[1].at <= w[0].at) {
-                return Err(SimError::Config(format!(
-                    "link '{}': delay_changes must be in increasing time order ({} ns after {} ns)",
-                    l.name,
-                    w[1].at.as_nanos(),
-                    w[0].at.as_nanos()
-                )));
-            }
-            if l.spec.queue.limit_packets == Some(0) || l.spec.queue.limit_bytes == Some(0) {
-                return Err(SimError::Config(format!(
-                    "link '{}': queue limit must be at least 1",
-                    l.name
-                )));
-            }
             links.push(LinkState {
                 name: l.name.clone(),
                 from: l.from,
@@ -321,12 +286,6 @@ impl World {
         let mut eps = Vec::with_capacity(2 * scn.flows.len());
         for (fi, f) in scn.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{fi}] ('{}').{k}", f.name);
-            if scn.flows[..fi].iter().any(|g| g.name == f.name) {
-                return Err(SimError::Config(format!(
-                    "{}: flow name used twice",
-                    at("name")
-                )));
-            }
             let node = |key: &str, name: &str| {
                 graph.node(name).ok_or_else(|| {
                     SimError::Config(format!(
@@ -338,12 +297,6 @@ impl World {
             };
             let src = node("src", &f.src)?;
             let dst = node("dst", &f.dst)?;
-            if src == dst {
-                return Err(SimError::Config(format!(
-                    "{}: source and destination are the same node",
-                    at("dst")
-                )));
-            }
             let route_fwd = graph.route(src, dst).ok_or_else(|| {
                 SimError::Config(format!(
                     "{}: no route from '{}' to '{}'",
@@ -360,99 +313,37 @@ impl World {
                     f.src
                 ))
             })?;
-            if f.bytes == Some(0) {
-                return Err(SimError::Config(format!(
-                    "{}: must be at least 1 byte (omit it for unlimited)",
-                    at("bytes")
-                )));
-            }
-            if f.connect.is_some_and(|c| c > f.start) {
-                return Err(SimError::Config(format!(
-                    "{}: must not be after start",
-                    at("connect")
-                )));
-            }
-            if let Some(stop) = f.stop {
-                if stop <= f.start {
-                    return Err(SimError::Config(format!(
-                        "{}: must be after start",
-                        at("stop")
-                    )));
-                }
-            }
             let reader = match &f.read {
                 ReadProfile::Unlimited => Reader::Unlimited,
                 ReadProfile::Constant {
                     bps,
                     tick,
                     blocking,
-                } => {
-                    if *tick == Duration::ZERO {
-                        return Err(SimError::Config(format!(
-                            "{}: tick must be greater than zero",
-                            at("read")
-                        )));
-                    }
-                    Reader::Paced {
-                        rates_bps: vec![*bps],
-                        slot: Duration::from_secs(1),
-                        tick: *tick,
-                        acc: 0,
-                        blocking: *blocking,
-                        leftover: 0,
-                        tick_end: Instant::ZERO,
-                    }
-                }
+                } => Reader::Paced {
+                    rates_bps: vec![*bps],
+                    slot: Duration::from_secs(1),
+                    tick: *tick,
+                    acc: 0,
+                    blocking: *blocking,
+                    leftover: 0,
+                    tick_end: Instant::ZERO,
+                },
                 ReadProfile::Pattern {
                     rates_bps,
                     slot,
                     tick,
                     blocking,
-                } => {
-                    if rates_bps.is_empty() || *slot == Duration::ZERO || *tick == Duration::ZERO {
-                        return Err(SimError::Config(format!(
-                            "{}: a pattern needs at least one rate and a non-zero slot and tick",
-                            at("read")
-                        )));
-                    }
-                    if rates_bps.iter().all(|&r| r == 0) {
-                        return Err(SimError::Config(format!(
-                            "{}: every rate of the pattern is zero",
-                            at("read")
-                        )));
-                    }
-                    Reader::Paced {
-                        rates_bps: rates_bps.clone(),
-                        slot: *slot,
-                        tick: *tick,
-                        acc: 0,
-                        blocking: *blocking,
-                        leftover: 0,
-                        tick_end: Instant::ZERO,
-                    }
-                }
+                } => Reader::Paced {
+                    rates_bps: rates_bps.clone(),
+                    slot: *slot,
+                    tick: *tick,
+                    acc: 0,
+                    blocking: *blocking,
+                    leftover: 0,
+                    tick_end: Instant::ZERO,
+                },
             };
             let rcfg = f.receiver_tcp.clone().unwrap_or_else(|| f.tcp.clone());
-            for (side, cfg) in [("tcp", &f.tcp), ("receiver_tcp", &rcfg)] {
-                if cfg.mss < 64 || cfg.mss > 65_495 {
-                    return Err(SimError::Config(format!(
-                        "{}.mss: must be between 64 and 65495 bytes",
-                        at(side)
-                    )));
-                }
-                if cfg.rcv_buf_bytes == 0 || cfg.snd_buf_bytes == 0 {
-                    return Err(SimError::Config(format!(
-                        "{}: buffers must be at least 1 byte",
-                        at(side)
-                    )));
-                }
-                if cfg.ts_granularity == Duration::ZERO {
-                    return Err(SimError::Config(format!(
-                        "{}.ts_granularity: must be greater than zero",
-                        at(side)
-                    )));
-                }
-            }
             let isn = [
                 SeqNo(Rng::derive(scn.seed, fi as u64, "isn-sender").next_u32()),
                 SeqNo(Rng::derive(scn.seed, fi as u64, "isn-receiver").next_u32()),
