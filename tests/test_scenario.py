@@ -282,3 +282,12 @@ def test_every_key_is_documented():
     doc = (REPO / "docs" / "scenarios.md").read_text()
     for key in TOP_KEYS + LINK_KEYS + TCP_KEYS + FLOW_KEYS + ["interval", "timeseries", "exact_percentiles", "pcap", "pairs", "nodes"]:
         assert f"`{key}`" in doc or f"`[{key}]`" in doc or f"`[[{key}]]`" in doc, key
+
+
+def test_recovery_key_selects_classic_reno_and_defaults_to_auto():
+    base = tcplab.load(EXAMPLES / "p2p-bulk.toml")
+    assert base.canonical["flows"][0]["tcp"]["recovery"] == "auto"
+    sc = base.with_overrides({"flows.0.tcp.recovery": "reno"})
+    assert sc.canonical["flows"][0]["tcp"]["recovery"] == "reno"
+    with pytest.raises(tcplab.ScenarioError, match='did you mean "reno"'):
+        base.with_overrides({"flows.0.tcp.recovery": "renoo"})

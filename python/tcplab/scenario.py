@@ -203,6 +203,7 @@ TCP_KEYS = [
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
     "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
+    "recovery",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
@@ -462,6 +463,7 @@ class _Parser:
             "cc": ("cc", c.choice(variants()["cc"])),
             "fc": ("fc", c.choice(variants()["fc"])),
             "window_update": ("window_update", c.choice(variants()["window_update"])),
+            "recovery": ("recovery", c.choice(variants()["recovery"])),
             "afc_history_factor": ("afc_history_factor", c.fraction),
             "afc_proactive_factor": ("afc_proactive_factor", c.factor),
             "afc_proactive_delay": ("afc_proactive_delay", c.time()),

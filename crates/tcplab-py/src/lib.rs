@@ -85,6 +85,7 @@ fn variants_json() -> String {
         "cc": variants_of::<tcplab_core::cc::CcKind>(),
         "fc": variants_of::<tcplab_core::fc::FcKind>(),
         "window_update": variants_of::<tcplab_core::fc::classic::WindowUpdate>(),
+        "recovery": variants_of::<tcplab_core::tcp::Recovery>(),
         "discipline": variants_of::<tcplab_sim::config::Discipline>(),
     })
     .to_string()

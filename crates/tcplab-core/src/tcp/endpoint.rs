@@ -1,7 +1,7 @@
 //! The TCP endpoint state machine (RFC 9293 sections 3.5-3.10) with timestamps and window
 //! scaling (RFC 7323), SACK (RFC 2018) and SACK-based recovery (RFC 6675), NewReno recovery
-//! (RFC 6582), RTO (RFC 6298) with F-RTO (RFC 5682, `tcp::frto`), delayed ACKs and
-//! silly-window avoidance (RFC 1122 4.2.3).
+//! (RFC 6582), classic Reno recovery (RFC 5681 3.2, `Recovery::Reno`), RTO (RFC 6298) with
+//! F-RTO (RFC 5682, `tcp::frto`), delayed ACKs and silly-window avoidance (RFC 1122 4.2.3).
 
 use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
 use crate::fc::classic;
@@ -13,7 +13,7 @@ use crate::tcp::reassembly::Reassembly;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{Scoreboard, SentSeg};
 use crate::tcp::timers::{Timer, TimerTable};
-use crate::tcp::TcpConfig;
+use crate::tcp::{Recovery, TcpConfig};
 use crate::time::{Duration, Instant};
 
 mod afc;
@@ -77,7 +77,8 @@ pub struct TcpStats {
     pub payload_tag_mismatches: u64,
     /// Bytes handed to the application by `read`.
     pub bytes_read: u64,
-    /// Recovery episodes (fast recovery) completed by a full ACK.
+    /// Recovery episodes (fast recovery) completed by a full ACK (a classic Reno recovery
+    /// that a partial ACK ends, `Recovery::Reno`, is not counted).
     pub recoveries_completed: u64,
     /// AFC receiver: data segments (or their tails) dropped because the receive buffer
     /// was full (Algorithm 1 lines 2-3).
@@ -140,7 +141,11 @@ pub struct Endpoint {
 
     // Negotiated at the handshake.
     mss: u32,
+    /// SACK negotiated: the receiver half sends SACK blocks.
     sack_ok: bool,
+    /// The sender half reads SACK blocks and recovers by RFC 6675: SACK negotiated and
+    /// `recovery = auto` (`Recovery::NewReno` and `Recovery::Reno` ignore SACK).
+    snd_sack: bool,
     ts_ok: bool,
     snd_wscale: u8,
     rcv_wscale: u8,
@@ -174,7 +179,7 @@ pub struct Endpoint {
     in_recovery: bool,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (position one past HighData).
     recover: u64,
-    /// RFC 6582 inflated window while in NewReno recovery without SACK.
+    /// The inflated window while in NewReno (RFC 6582) or Reno (RFC 5681 3.2) recovery.
     recovery_cwnd: Option<u64>,
     /// A fast retransmission that ignores cwnd (RFC 6675 5 step 4.3, RFC 6582 3.2 step 2/4).
     force_rtx: bool,
@@ -244,6 +249,7 @@ impl Endpoint {
             cc,
             mss,
             sack_ok: false,
+            snd_sack: false,
             ts_ok: false,
             snd_wscale: 0,
             rcv_wscale: 0,
@@ -389,6 +395,7 @@ impl Endpoint {
         let peer_mss = o.mss.map_or(DEFAULT_PEER_MSS, |m| m as u32);
         self.mss = self.cfg.mss.min(peer_mss).max(1);
         self.sack_ok = self.cfg.sack && o.sack_permitted;
+        self.snd_sack = self.sack_ok && self.cfg.recovery == Recovery::Auto;
         self.ts_ok = self.cfg.timestamps && o.timestamps.is_some();
         self.afc_accept_syn(o);
         if let Some(ts) = o.timestamps {
@@ -573,7 +580,7 @@ impl Endpoint {
         }
 
         let mut sacked = 0;
-        if self.sack_ok && !self.sb.is_empty() {
+        if self.snd_sack && !self.sb.is_empty() {
             for b in seg.options.sack() {
                 let s = self.snd_una as i64 + b.start.diff(self.snd_seq(self.snd_una)) as i64;
                 let e = self.snd_una as i64 + b.end.diff(self.snd_seq(self.snd_una)) as i64;
@@ -601,7 +608,7 @@ impl Endpoint {
 
         let is_dup = ack == una_before
             && !self.sb.is_empty()
-            && if self.sack_ok {
+            && if self.snd_sack {
                 // RFC 6675 section 2: a duplicate ACK newly SACKs data.
                 sacked > 0
             } else {
@@ -641,16 +648,22 @@ impl Endpoint {
         }
 
         let was_in_recovery = self.in_recovery;
+        let reno = self.cfg.recovery == Recovery::Reno;
         if self.in_recovery {
-            if ack >= self.recover {
-                // Full ACK: RFC 6582 3.2 step 3 / RFC 6675 section 5.
+            if ack >= self.recover || (reno && ack > una_before) {
+                // Full ACK: RFC 6582 3.2 step 3 / RFC 6675 section 5. Classic Reno (RFC 5681
+                // 3.2 step 6) leaves on the first ACK of new data, partial or not: cwnd
+                // deflates to ssthresh and a hole left above it waits for the RTO, since
+                // `recover` keeps duplicate ACKs below it from starting another recovery.
                 self.in_recovery = false;
                 self.recovery_cwnd = None;
                 self.dupacks = 0;
-                self.stats.recoveries_completed += 1;
+                if ack >= self.recover {
+                    self.stats.recoveries_completed += 1;
+                }
                 self.cc.on_recovery_exit(now);
             } else if ack > una_before {
-                if !self.sack_ok {
+                if !self.snd_sack {
                     // RFC 6582 3.2 step 4: retransmit the first unacknowledged segment,
                     // deflate by the newly acked amount, add back one SMSS if >= SMSS acked.
                     self.sb.mark_front_lost();
@@ -661,14 +674,15 @@ impl Endpoint {
                         .recovery_cwnd
                         .map(|c| (c.saturating_sub(bytes_acked) + add).max(mss));
                 }
-            } else if is_dup && !self.sack_ok {
+            } else if is_dup && !self.snd_sack {
                 // RFC 6582 3.2 step 3 (RFC 5681 fast recovery step 4): inflate per dupack.
                 self.recovery_cwnd = self.recovery_cwnd.map(|c| c + self.mss as u64);
             }
         } else if ack >= self.recover && !self.sb.is_empty() {
-            // RFC 6582 3.2 step 1: only ACKs beyond `recover` may start a new recovery.
+            // RFC 6582 3.2 step 1: only ACKs beyond `recover` may start a new recovery (ns-2's
+            // Reno too, with its default `bugFix_`).
             let front_lost = self.sb.front().is_some_and(|f| f.lost && !f.sacked);
-            let enter = self.dupacks >= self.cfg.dupack_threshold || (self.sack_ok && front_lost);
+            let enter = self.dupacks >= self.cfg.dupack_threshold || (self.snd_sack && front_lost);
             if enter && !afc_quiet {
                 self.enter_recovery(now);
             }
@@ -687,7 +701,7 @@ impl Endpoint {
                 app_limited: self.written == self.snd_nxt && prior_pipe < self.cwnd(),
                 peer_tsval: seg.options.timestamps.map(|t| t.tsval),
                 dup_ack: dup_5681 || is_dup,
-                has_sack_blocks: self.sack_ok && !seg.options.sack().is_empty(),
+                has_sack_blocks: self.snd_sack && !seg.options.sack().is_empty(),
                 bytes_acked_previously_sacked: acked_prev_sacked,
                 echo_sent_at,
             };
@@ -720,7 +734,7 @@ impl Endpoint {
         }
         self.frto.stop();
         self.sb.undo_rto();
-        if self.sack_ok {
+        if self.snd_sack {
             // Losses the SACK information shows on its own still stand (RFC 6675 IsLost).
             self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
         }
@@ -758,8 +772,8 @@ impl Endpoint {
         self.sb.mark_front_lost();
         self.force_rtx = true;
         self.stats.fast_retransmits += 1;
-        if !self.sack_ok {
-            // RFC 6582 3.2 step 2: cwnd = ssthresh + 3*SMSS.
+        if !self.snd_sack {
+            // RFC 6582 3.2 step 2 / RFC 5681 3.2 step 3: cwnd = ssthresh + 3*SMSS.
             self.recovery_cwnd = Some(self.cc.congestion_window() + 3 * self.mss as u64);
         }
     }
@@ -909,7 +923,7 @@ impl Endpoint {
                 self.probe_at = None;
                 if frto {
                     let front_end = self.sb.front().map_or(self.snd_una, |f| f.end());
-                    self.frto.on_rto(self.snd_max(), front_end, self.sack_ok);
+                    self.frto.on_rto(self.snd_max(), front_end, self.snd_sack);
                 }
                 // RFC 6298 5.5 and 5.6.
                 self.rtt.back_off();
@@ -1168,7 +1182,7 @@ impl Endpoint {
             }
         }
         // Rule 3: in SACK recovery, an un-SACKed segment below the highest SACK.
-        if self.in_recovery && self.sack_ok && avail >= mss {
+        if self.in_recovery && self.snd_sack && avail >= mss {
             if let Some(i) = self.sb.next_rule3() {
                 return Some(self.retransmit(now, i));
             }
@@ -1389,14 +1403,15 @@ impl Endpoint {
         &self.stats
     }
 
-    /// The sending window in bytes: the CC's window, or RFC 6582's inflated window during
-    /// NewReno recovery, plus RFC 3042 limited transmit on the first duplicate ACKs.
+    /// The sending window in bytes: the CC's window, or the inflated window during NewReno
+    /// (RFC 6582) or Reno (RFC 5681 3.2) recovery, plus RFC 3042 limited transmit on the
+    /// first duplicate ACKs.
     pub fn cwnd(&self) -> u64 {
         if let Some(c) = self.recovery_cwnd {
             return c;
         }
         let mut c = self.cc.congestion_window();
-        if !self.sack_ok
+        if !self.snd_sack
             && !self.in_recovery
             && self.dupacks < self.cfg.dupack_threshold
             && self.snd_una >= self.recover
@@ -1449,7 +1464,7 @@ impl Endpoint {
         self.cc.ssthresh()
     }
 
-    /// Whether fast recovery (RFC 6675 or RFC 6582) is in progress.
+    /// Whether fast recovery (RFC 6675, RFC 6582 or RFC 5681 3.2) is in progress.
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }

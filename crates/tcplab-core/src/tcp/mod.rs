@@ -19,6 +19,40 @@ use crate::rate::rre::FeedbackDelay;
 use crate::time::Duration;
 use serde::{Deserialize, Serialize};
 
+/// How the sender recovers from a loss detected by duplicate ACKs (scenario key `recovery`).
+/// The congestion controller decides ssthresh and the window after recovery in every case
+/// (`CongestionControl::on_congestion_event`, `on_recovery_exit`); the recovery mode
+/// decides what is retransmitted, how the window is inflated during recovery, and what a
+/// partial ACK (one that acknowledges new data but not everything sent before the loss)
+/// does.
+///
+/// `newreno` and `reno` are sender-side choices that ignore SACK: with `sack = true` the
+/// endpoint still offers SACK and, as a receiver, sends SACK blocks, but its sender never
+/// reads the blocks it receives (no scoreboard marks, no SACK-based loss detection, no
+/// RFC 6675 pipe), exactly as a SACK-less sender, and a duplicate ACK is RFC 5681's (no
+/// data, same window, nothing new acknowledged). F-RTO then runs its basic algorithm (RFC
+/// 5682 section 2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// SACK-based recovery (RFC 6675) when SACK is negotiated, NewReno (RFC 6582) otherwise.
+    #[default]
+    Auto,
+    /// NewReno (RFC 6582) even when SACK is negotiated: every partial ACK retransmits the
+    /// next unacknowledged segment and recovery lasts until `recover` is acknowledged.
+    #[serde(rename = "newreno")]
+    NewReno,
+    /// Classic Reno (RFC 5681 section 3.2, ns-2's `Agent/TCP/Reno`): fast retransmit on the
+    /// third duplicate ACK, cwnd = ssthresh + 3 SMSS, one SMSS more per further duplicate
+    /// ACK, and the first ACK of new data -- partial or not -- deflates cwnd to ssthresh
+    /// and ends fast recovery without retransmitting anything. A second loss in the same
+    /// window is left to the retransmission timeout: as ns-2's Reno with its default
+    /// `bugFix_` (and RFC 6582 section 3.2 step 1), duplicate ACKs below `recover` (the
+    /// highest position sent when fast retransmit began) never start another fast
+    /// retransmit.
+    Reno,
+}
+
 /// Everything that configures one TCP endpoint. Defaults follow Linux where the RFCs leave
 /// a choice, except where noted; the ns-3 comparison scenarios override them explicitly.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,7 +62,8 @@ pub struct TcpConfig {
     pub mss: u32,
     /// Initial congestion window in segments (RFC 6928: 10).
     pub initial_cwnd_pkts: u32,
-    /// Offer and use SACK (RFC 2018); recovery is RFC 6675 with it, RFC 6582 without.
+    /// Offer and use SACK (RFC 2018); with `recovery = auto` recovery is RFC 6675 with it,
+    /// RFC 6582 without.
     pub sack: bool,
     /// Offer and use timestamps (RFC 7323).
     pub timestamps: bool,
@@ -56,6 +91,10 @@ pub struct TcpConfig {
     pub snd_buf_bytes: u64,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
+    /// The sender's loss recovery after fast retransmit ([`Recovery`]): `auto` (RFC 6675
+    /// with SACK, RFC 6582 NewReno without), `newreno` or the classic `reno` of RFC 5681
+    /// section 3.2 (ns-2's `Agent/TCP/Reno`). The last two never read SACK blocks.
+    pub recovery: Recovery,
     /// Sender silly-window avoidance / Nagle (RFC 1122 4.2.3.4).
     pub nagle: bool,
     /// Longest interval between zero-window probes (RFC 9293 3.8.6.1 leaves it open; Linux 120 s).
@@ -140,6 +179,7 @@ impl Default for TcpConfig {
             rcv_buf_bytes: 4 << 20,
             snd_buf_bytes: 4 << 20,
             dupack_threshold: 3,
+            recovery: Recovery::Auto,
             nagle: true,
             max_persist: Duration::from_secs(60),
             cc: CcKind::NewReno,
@@ -163,5 +203,30 @@ impl Default for TcpConfig {
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::de::value::{Error, MapDeserializer, StrDeserializer};
+
+    #[test]
+    fn recovery_names_and_default() {
+        let parse = |s| Recovery::deserialize(StrDeserializer::<Error>::new(s));
+        assert_eq!(parse("auto"), Ok(Recovery::Auto));
+        assert_eq!(parse("newreno"), Ok(Recovery::NewReno));
+        assert_eq!(parse("reno"), Ok(Recovery::Reno));
+        assert!(parse("new_reno").is_err() && parse("Reno").is_err());
+        // A TCP table without the key (older canonical JSON) keeps today's recovery.
+        let cfg = |pairs: Vec<(&'static str, &'static str)>| {
+            TcpConfig::deserialize(MapDeserializer::<_, Error>::new(pairs.into_iter()))
+        };
+        assert_eq!(cfg(vec![]).unwrap(), TcpConfig::default());
+        assert_eq!(TcpConfig::default().recovery, Recovery::Auto);
+        assert_eq!(
+            cfg(vec![("recovery", "reno")]).unwrap().recovery,
+            Recovery::Reno
+        );
     }
 }
