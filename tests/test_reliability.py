@@ -184,8 +184,8 @@ def test_scenario_json_records_the_seed_that_ran(tmp_path):
 @pytest.mark.parametrize(
     "override, fragment",
     [
-        ("flows.0.tcp.mss=32B", "tcp.mss: must be between 64 and 65495 bytes"),
-        ("flows.0.receiver_tcp={mss=\"40B\"}", "receiver_tcp.mss: must be between 64 and 65495 bytes"),
+        ("flows.0.tcp.mss=32B", "tcp.mss: must be between 64 and 65455 bytes"),
+        ("flows.0.receiver_tcp={mss=\"40B\"}", "receiver_tcp.mss: must be between 64 and 65455 bytes"),
         ("topology.downlink.opportunity=5GB", "at most 4294967295 bytes"),
     ],
 )
@@ -221,9 +221,22 @@ def test_class4_one_set_of_rules_reaches_validate():
     canon = tcplab.load(P2P).to_dict()
     _tcplab.check_scenario_json(json.dumps(canon))
     canon["flows"][0]["tcp"]["mss"] = 32
-    with pytest.raises(_tcplab.SimulationError, match="mss: must be between 64 and 65495"):
+    with pytest.raises(_tcplab.SimulationError, match="mss: must be between 64 and 65455"):
         _tcplab.check_scenario_json(json.dumps(canon))
     canon = tcplab.load(P2P).to_dict()
     canon["flows"].append(dict(canon["flows"][0]))
     with pytest.raises(_tcplab.SimulationError, match="flow name used twice"):
         _tcplab.check_scenario_json(json.dumps(canon))
+
+
+def test_acks_never_carry_more_than_40_bytes_of_options(tmp_path):
+    # AFC's 8-byte rate option beside timestamps and SACK: the SACK blocks were sized before
+    # the AFC option was added, so ACKs with three blocks carried 44 bytes of options (the
+    # fuzzer's pcaps caught it; the run now checks every segment, pcap or not).
+    # Before the fix this run broke the new check ("a segment with 44 bytes of TCP options").
+    r = cli("run", P2P, "--set", "duration=10s", "--set", "flows.0.fc=afc", "--set", "flows.0.cc=cubic",
+            "--set", 'topology.downlink.loss={kind="bernoulli", p=0.03}', "--set", "topology.downlink.rate=1Mbit/s",
+            "--set", "topology.downlink.queue=10pkts", "--json", "--no-plots", "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    s = __import__("json").loads(r.stdout)
+    assert s["invariants"]["ok"] and s["flows"][0]["fc"] == "afc" and s["flows"][0]["retransmits"] > 20

@@ -182,8 +182,15 @@ def _seed(text: str) -> int:
     return n
 
 
+def one_line(text: str) -> str:
+    """``text`` with every unprintable character escaped (``\\n``, ``\\x1b``, ``\\u2028``): an error
+    line quotes user input (a trace's bad line, a key, a value) and must stay one line that
+    cannot move the cursor or recolour a terminal."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def _err(msg: str) -> None:
-    print(f"error: {msg}", file=sys.stderr)
+    print(f"error: {one_line(msg)}", file=sys.stderr)
 
 
 def check_out_dir(out: Path, flag: str = "--out") -> None:

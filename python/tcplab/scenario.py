@@ -485,8 +485,9 @@ class _Parser:
         for key, value in t.items():
             target, conv = convs[key]
             out[target] = conv(value, _join(path, key))
-        if "mss" in out and out["mss"] > 65495:
-            raise c.error(_join(path, "mss"), f"{out['mss']} bytes exceeds the IPv4 maximum of 65495")
+        if "mss" in out and out["mss"] > 65455:
+            raise c.error(_join(path, "mss"), f"{out['mss']} bytes: at most 65455 (an IPv4 datagram of 65535 bytes less "
+                          "20 bytes of IP header, 20 of TCP header and up to 40 of TCP options)")
         return out
 
     def _check_rre_delays(self, tcp: dict[str, Any], path: str) -> None:
@@ -525,9 +526,15 @@ class _Parser:
             return {"kind": "unlimited"}
         expected = 'expected "unlimited", a rate like "6Mbit/s" or a table { pattern = [...], slot = "530ms" }'
         if isinstance(v, str):
-            if not v.lstrip()[:1].isdigit() and not v.lstrip().startswith("-"):
-                raise c.error(path, f"{expected}, got {_show(v)}")
-            return {"kind": "constant", "bps": c.rate(allow_zero=True)(v, path), "tick": 1_000_000}
+            # Any quantity the rate parser takes (".5Mbit/s" too): one rule for rates.
+            try:
+                bps = units.parse_rate(v, allow_zero=True)
+            except units.UnitError as e:
+                # A word ("fast") needs no unit list; a quantity gets the rate parser's reason.
+                looks_numeric = v.strip()[:1] in tuple("0123456789.+-") or any(ch.isdigit() for ch in v)
+                detail = str(e).split(units._describe(v), 1)[-1].lstrip(":; ") if looks_numeric else ""
+                raise c.error(path, f"{expected}, got {_show(v)}" + (f": {detail}" if detail else "")) from None
+            return {"kind": "constant", "bps": bps, "tick": 1_000_000}
         if not isinstance(v, dict):
             raise c.error(path, f"{expected}, got {_show(v)}")
         if "pattern" in v:
@@ -698,6 +705,8 @@ class _Parser:
                     raise c.error(_join(ep, "path"), f'"{path}": must be a file path inside the run\'s output folder '
                                   '(relative, without ".." leading out of it), e.g. "pcaps/downlink.pcap"')
                 path = norm
+                if len(path.encode()) > 1024 or any(len(part.encode()) > 255 for part in path.split("/")):
+                    raise c.error(_join(ep, "path"), "too long: at most 255 bytes a folder or file name and 1024 in all")
                 snap = c.get(et, "snaplen", ep, c.integer(0, 2**32 - 1), 0)
                 pcaps.append({"link": link, "path": path, "snaplen": snap})
             out["pcap"] = pcaps

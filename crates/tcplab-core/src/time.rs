@@ -83,15 +83,20 @@ impl Duration {
     }
 }
 
+// Adding time saturates at `Instant::MAX` ("never"): a scenario may give durations near
+// 2^64 ns (a read tick of 584 years), and a deadline beyond the end of time must stay
+// there, not wrap into the past (issue 20's fuzzer: an event scheduled in the past).
 impl Add<Duration> for Instant {
     type Output = Instant;
+    #[inline]
     fn add(self, d: Duration) -> Instant {
-        Instant(self.0 + d.0)
+        Instant(self.0.saturating_add(d.0))
     }
 }
 impl AddAssign<Duration> for Instant {
+    #[inline]
     fn add_assign(&mut self, d: Duration) {
-        self.0 += d.0;
+        self.0 = self.0.saturating_add(d.0);
     }
 }
 impl Sub<Duration> for Instant {
@@ -111,12 +116,12 @@ impl Sub<Instant> for Instant {
 impl Add for Duration {
     type Output = Duration;
     fn add(self, o: Duration) -> Duration {
-        Duration(self.0 + o.0)
+        Duration(self.0.saturating_add(o.0))
     }
 }
 impl AddAssign for Duration {
     fn add_assign(&mut self, o: Duration) {
-        self.0 += o.0;
+        self.0 = self.0.saturating_add(o.0);
     }
 }
 impl Sub for Duration {

@@ -167,9 +167,11 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
         }
         let rcfg = f.receiver_tcp.as_ref().unwrap_or(&f.tcp);
         for (side, c) in [("tcp", &f.tcp), ("receiver_tcp", rcfg)] {
-            if c.mss < 64 || c.mss > 65_495 {
+            // 65535 - 20 (IPv4) - 20 (TCP) - 40 (the most TCP options a segment carries):
+            // every segment then fits one IPv4 datagram.
+            if c.mss < 64 || c.mss > 65_455 {
                 return Err(cfg(format!(
-                    "{}.mss: must be between 64 and 65495 bytes",
+                    "{}.mss: must be between 64 and 65455 bytes",
                     at(side)
                 )));
             }

@@ -728,6 +728,19 @@ impl World {
         let f = e / 2;
         let from_sender = e % 2 == 0;
         while let Some(seg) = self.eps[e].ep.poll_transmit(now) {
+            // What a real stack could not put on the wire is a bug of ours, checked in every
+            // run (not only when a pcap is written): at most 40 bytes of TCP options, and a
+            // segment that fits one IPv4 datagram.
+            let options = seg.options.wire_len();
+            if options > 40 || seg.ip_len() > 65_535 {
+                let msg = format!(
+                    "flow '{}': a segment with {options} bytes of TCP options and {} IP bytes \
+                     (at most 40 and 65535)",
+                    self.flows[f].name,
+                    seg.ip_len()
+                );
+                self.violation(msg);
+            }
             let pkt = Packet {
                 id: self.next_packet_id,
                 flow: f as u32,

@@ -1271,6 +1271,9 @@ impl Endpoint {
                 tsecr: self.ts_recent,
             });
         }
+        // AFC's rate option first: the SACK blocks take the option space that is left
+        // (they were sized before it, and an ACK could carry 44 bytes of options).
+        self.afc_fill_option(seg);
         if self.sack_ok && self.reasm.has_gaps() {
             let mut blocks = [(0u64, 0u64); 4];
             let n = self
@@ -1283,7 +1286,6 @@ impl Endpoint {
                 });
             }
         }
-        self.afc_fill_option(seg);
         self.last_ack_sent = seg.ack;
         self.ack_now = false;
         self.window_update_due = false;

@@ -15,6 +15,8 @@ use std::sync::Arc;
 use tcplab_core::{Duration, Instant};
 
 const NS_PER_MS: u64 = 1_000_000;
+/// Largest trace file read (docs/reliability.md): the longest shipped trace is 3.4 MB.
+pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 /// Largest timestamp whose nanosecond value fits in a u64 (about 584 years).
 const MAX_MS: u64 = u64::MAX / NS_PER_MS;
 
@@ -32,8 +34,28 @@ pub struct MahimahiTrace {
 impl MahimahiTrace {
     /// Reads and parses a trace file. Errors name the file (and the line).
     pub fn load(path: &str) -> Result<MahimahiTrace, SimError> {
-        let text = std::fs::read(path)
-            .map_err(|e| SimError::Trace(format!("{path}: cannot read: {e}")))?;
+        use std::io::Read;
+        let cannot = |e: std::io::Error| SimError::Trace(format!("{path}: cannot read: {e}"));
+        // A regular file, read at most MAX_TRACE_BYTES: a FIFO without a writer would block
+        // `validate` forever and an endless device would be read until memory ran out.
+        let meta = std::fs::metadata(path).map_err(cannot)?;
+        if !meta.is_file() {
+            return Err(SimError::Trace(format!(
+                "{path}: not a regular file (a trace must be a file of millisecond timestamps)"
+            )));
+        }
+        let mut text = Vec::new();
+        std::fs::File::open(path)
+            .map_err(cannot)?
+            .take(MAX_TRACE_BYTES + 1)
+            .read_to_end(&mut text)
+            .map_err(cannot)?;
+        if text.len() as u64 > MAX_TRACE_BYTES {
+            return Err(SimError::Trace(format!(
+                "{path}: larger than {} MiB, the limit for a trace file",
+                MAX_TRACE_BYTES >> 20
+            )));
+        }
         MahimahiTrace::parse(path, &text)
     }
 
