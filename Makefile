@@ -12,7 +12,7 @@ OUT     ?= out
 # Everything the extension module is built from.
 RUST_SRC := Cargo.toml Cargo.lock pyproject.toml $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
 
-.PHONY: all setup run test test-rust test-python tshark clean bench reproduce
+.PHONY: all setup run test test-rust test-python tshark clean bench reproduce fuzz
 all: test
 
 setup: $(BUILD)
@@ -70,3 +70,23 @@ clean:
 # Cross-validation and speed against ns-3 3.44 (builds ns-3 from PyPI on first use).
 bench: $(BUILD)
 	$(VPY) bench/ns3-compare/compare.py --runs 3
+
+# The fuzzer (fuzz/README.md): the Rust property targets with many cases, then valid and
+# malformed scenarios through the API and the CLI for FUZZ_SECONDS (both modes, interleaved).
+# Failures and a summary land in FUZZ_OUT; the seed is printed, rerun with FUZZ_SEED=N.
+# `make test` runs a fixed small batch of both (cargo test, tests/test_fuzz.py).
+FUZZ_SECONDS ?= 600
+FUZZ_OUT     ?= $(OUT)/fuzz
+FUZZ_PROPTEST_CASES ?= 10000
+ifndef FUZZ_SEED
+FUZZ_SEED := $(shell date +%s)
+endif
+
+# Both halves always run; the target fails if either found something.
+fuzz: $(BUILD)
+	@echo "fuzz seed $(FUZZ_SEED) (rerun with FUZZ_SEED=$(FUZZ_SEED))"
+	@rc=0; \
+	PROPTEST_CASES=$(FUZZ_PROPTEST_CASES) PROPTEST_RNG_SEED=$(FUZZ_SEED) \
+		cargo test -p tcplab-sim --release --test fuzz_parsers || rc=1; \
+	$(VPY) fuzz/fuzz.py --mode both --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --out $(FUZZ_OUT) || rc=1; \
+	exit $$rc
