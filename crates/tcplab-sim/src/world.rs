@@ -103,6 +103,9 @@ struct LinkState {
     dropped_loss: u64,
     tx_pkts: u64,
     tx_bytes: u64,
+    /// Wire bytes of the latest transmission (excluded from the capacity check when its
+    /// departure lies beyond representable time: it never leaves).
+    last_tx_bytes: u32,
     delivered: u64,
     max_queue_pkts: u64,
     max_queue_bytes: u64,
@@ -259,6 +262,7 @@ impl World {
                 dropped_loss: 0,
                 tx_pkts: 0,
                 tx_bytes: 0,
+                last_tx_bytes: 0,
                 delivered: 0,
                 max_queue_pkts: 0,
                 max_queue_bytes: 0,
@@ -820,6 +824,7 @@ impl World {
         link.busy_until = dep;
         link.tx_pkts += 1;
         link.tx_bytes += wire as u64;
+        link.last_tx_bytes = wire;
         if link.pcap.is_some() {
             self.capture(now, l, &p);
         }
@@ -992,10 +997,16 @@ impl World {
             // Bytes are counted when their transmission starts, so the window runs until the
             // last one has left, that instant included: a trace link's last packet leaves in
             // an opportunity at exactly `busy_until`.
-            let cap = l
-                .rate
-                .capacity_bytes_through(Instant::ZERO, end.max(l.busy_until));
-            if l.tx_bytes > cap {
+            // A departure that saturated at Instant::MAX (a trace whose opportunities are
+            // centuries apart, smaller than the packet) never happens: that packet is still
+            // on the link, not sent, and everything before it left by `end`.
+            let (sent, until) = if l.busy_until == Instant::MAX {
+                (l.tx_bytes - l.last_tx_bytes as u64, end)
+            } else {
+                (l.tx_bytes, end.max(l.busy_until))
+            };
+            let cap = l.rate.capacity_bytes_through(Instant::ZERO, until);
+            if sent > cap {
                 msgs.push(format!(
                     "link '{}': sent {} bytes but its capacity over the run is {} bytes",
                     l.name, l.tx_bytes, cap

@@ -307,3 +307,21 @@ fn class1_a_flow_read_at_the_instant_of_its_last_opportunity_keeps_the_flow_chec
     assert_eq!(out.summary.flows[0].completion_s, Some(0.074));
     assert_eq!(out.summary.flows[0].bytes_delivered, 1);
 }
+
+#[test]
+fn class1_a_packet_that_cannot_leave_before_the_end_of_time_is_not_counted_as_sent() {
+    // The fuzzer's case: opportunities 100 years apart, each of 100 bytes, so a 1500-byte
+    // packet needs more opportunities than fit in u64 nanoseconds. Its departure saturates
+    // at Instant::MAX; the check used to count it as sent against the 11 opportunities that
+    // precede that instant ("sent 1560 bytes but its capacity over the run is 1100").
+    let t = write_trace("century.down", "1\n3153600000000\n");
+    let mut down = trace_link(&t, 0, 100);
+    down.rate = RateSpec::Trace {
+        path: t.clone(),
+        opportunity_bytes: 100,
+    };
+    let mut s = p2p("century", down, fixed(10_000_000, 1, 100), 1);
+    s.duration = Duration::from_millis(1200);
+    let out = run_ok(&s);
+    assert!(out.summary.links[0].tx_packets >= 1);
+}
