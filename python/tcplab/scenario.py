@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import stat
 import tomllib
 from collections import deque
 from pathlib import Path
@@ -970,6 +971,10 @@ def read_toml(path: Path, what: str) -> tuple[dict[str, Any], bytes]:
     read or parsed (``what`` is "scenario", "sweep", ... for the messages)."""
     shown = str(path)
     try:
+        # A regular file only: opening a FIFO without a writer blocks forever, and a device
+        # can be endless (the read below is bounded as well).
+        if path.exists() and not path.is_dir() and not stat.S_ISREG(path.stat().st_mode):
+            raise ScenarioError(f"not a regular file (a {what} file must be a TOML file)", source=shown)
         with open(path, "rb") as fh:
             # Bounded: a path that is an endless stream (/dev/zero, a FIFO) must not be read
             # until memory runs out.
