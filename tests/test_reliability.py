@@ -243,3 +243,13 @@ def test_acks_never_carry_more_than_40_bytes_of_options(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     s = __import__("json").loads(r.stdout)
     assert s["invariants"]["ok"] and s["flows"][0]["fc"] == "afc" and s["flows"][0]["retransmits"] > 20
+
+
+def test_fuzzer_long_names_and_paths_are_one_error_line(tmp_path):
+    # Fuzzer (seed 20261125): a 5000-byte trace path ended with exit 1 ("File name too
+    # long" surfaced as an I/O error); a flow name of ~100 KB made a run take minutes.
+    long = "a" * 5000
+    one_error_line(cli("validate", str(EXAMPLES / "cellular-trace.toml"), "--set", f"topology.downlink.trace={long}"),
+                   "topology.downlink.trace", "cannot read")
+    one_error_line(cli("run", P2P, "--set", f"flows.0.name={long}", "--out", str(tmp_path / "o")), "flows[0].name", "at most 256")
+    one_error_line(cli("trace-info", long), "cannot read trace")

@@ -153,6 +153,14 @@ class _Ctx:
             raise self.error(path, f"expected a non-empty string, got {_show(v)}")
         return v
 
+    def name(self, v: Any, path: str) -> str:
+        """A name (scenario, flow, node, link): a non-empty string of at most 256 bytes
+        (names head every summary row and error line; docs/reliability.md)."""
+        v = self.string(v, path)
+        if len(v.encode()) > MAX_NAME_BYTES:
+            raise self.error(path, f"a name of {len(v.encode())} bytes; at most {MAX_NAME_BYTES}")
+        return v
+
     def integer(self, lo: int = 0, hi: int = 2**64 - 1) -> Callable[[Any, str], int]:
         def conv(v: Any, path: str) -> int:
             if isinstance(v, bool) or not isinstance(v, int):
@@ -287,6 +295,8 @@ class _Parser:
                 read_trace(p)
             except TraceError as e:
                 raise c.error(_join(path, "trace"), str(e)) from None
+            except OSError as e:  # a name the file system refuses (too long, ...)
+                raise c.error(_join(path, "trace"), f"cannot read {rel[:80]!r}{'...' if len(rel) > 80 else ''}: {e.strerror}") from None
             opp = c.get(t, "opportunity", path, c.size(), 1500)
             if opp > 2**32 - 1:
                 raise c.error(_join(path, "opportunity"), f"{opp} bytes: at most 4294967295 bytes per delivery opportunity")
@@ -399,7 +409,7 @@ class _Parser:
         npath = _join(path, "nodes")
         if not isinstance(t["nodes"], list) or not t["nodes"]:
             raise c.error(npath, "expected a non-empty array of node names")
-        nodes = [c.string(n, _join(npath, i)) for i, n in enumerate(t["nodes"])]
+        nodes = [c.name(n, _join(npath, i)) for i, n in enumerate(t["nodes"])]
         for i, n in enumerate(nodes):
             if n in nodes[:i]:
                 raise c.error(_join(npath, i), f'duplicate node "{n}"')
@@ -421,7 +431,7 @@ class _Parser:
                 ends.append(n)
             if ends[0] == ends[1]:
                 raise c.error(_join(p, "to"), f'a link must join two different nodes (from = to = "{ends[0]}")')
-            name = c.string(lv["name"], _join(p, "name")) if "name" in lv else f"{ends[0]}->{ends[1]}"
+            name = c.name(lv["name"], _join(p, "name")) if "name" in lv else f"{ends[0]}->{ends[1]}"
             if any(name == x[0] for x in triples):
                 raise c.error(_join(p, "name"), f'duplicate link name "{name}"')
             spec = self.link({k: x for k, x in lv.items() if k not in ("name", "from", "to")}, p)
@@ -639,7 +649,7 @@ class _Parser:
                     if not topo.route_exists(a, b):
                         raise c.error(p, f"no route from {a} to {b} (a flow needs links both ways: data and ACKs)")
                 ends = [(src, dst)] * count
-            base = c.get(t, "name", p, c.string, None)
+            base = c.get(t, "name", p, c.name, None)
             for i, (src, dst) in enumerate(ends):
                 if base is None:
                     name = f"flow{len(out)}"
@@ -742,6 +752,7 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 #: Limits on what tcplab reads (docs/reliability.md): checked before any work.
 MAX_TOML_BYTES = 16 * 2**20
+MAX_NAME_BYTES = 256
 MAX_NESTING = 32
 
 
@@ -903,7 +914,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
     c = ctx
     p = _Parser(ctx)
     top = c.table(raw, "", TOP_KEYS, ["duration", "topology"])
-    name = c.get(top, "name", "", c.string, default_name)
+    name = c.get(top, "name", "", c.name, default_name)
     if "description" in top:
         c.string(top["description"], "description")
     duration = c.time(allow_zero=False)(top["duration"], "duration")

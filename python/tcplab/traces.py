@@ -58,10 +58,13 @@ def trace_info(path: str | os.PathLike[str], opportunity_bytes: int = 1500) -> T
 
     p = Path(path)
     shown = _shown(p) if p.is_absolute() else str(p)
-    if p.is_dir():
-        raise TraceError(f"trace path is a directory, not a file: {shown}")
-    if not p.exists():
-        raise TraceError(f"trace file not found: {shown}")
+    try:
+        if p.is_dir():
+            raise TraceError(f"trace path is a directory, not a file: {shown}")
+        if not p.exists():
+            raise TraceError(f"trace file not found: {shown}")
+    except OSError as e:  # a name the file system refuses (too long, ...)
+        raise TraceError(f"cannot read trace {shown[:120]}{'...' if len(shown) > 120 else ''}: {e.strerror}") from None
     try:
         d = json.loads(_tcplab.trace_info_json(str(p), opportunity_bytes))
     except _tcplab.SimulationError as e:
