@@ -162,7 +162,7 @@ def test_unwritable_output_is_exit_2_not_a_traceback(tmp_path):
         ro = tmp_path / "ro"
         ro.mkdir()
         ro.chmod(0o500)
-        one_error_line(cli("run", P2P, "--out", str(ro / "o")), "not writable")
+        one_error_line(cli("run", P2P, "--out", str(ro / "o")), "cannot be written")
 
 
 def test_exit_code_3_when_a_reproduction_run_breaks_an_invariant(fake_sim, tmp_path, capsys):
@@ -253,3 +253,14 @@ def test_fuzzer_long_names_and_paths_are_one_error_line(tmp_path):
                    "topology.downlink.trace", "cannot read")
     one_error_line(cli("run", P2P, "--set", f"flows.0.name={long}", "--out", str(tmp_path / "o")), "flows[0].name", "at most 256")
     one_error_line(cli("trace-info", long), "cannot read trace")
+
+
+@pytest.mark.parametrize("out", ["/proc/tcplab-fuzz", "/sys/x", "/dev/null/x"])
+def test_fuzzer_unwritable_output_folders_are_exit_2_even_for_root(out):
+    # Fuzzer (seed 20261125): permission bits said "writable" to root, the run went ahead
+    # and failed to write its results (exit 1). The check now writes a probe file.
+    one_error_line(cli("run", P2P, "--set", "duration=1s", "--out", out), "--out")
+
+
+def test_fuzzer_names_with_line_breaks_are_refused():
+    one_error_line(cli("validate", P2P, "--set", "name=line\r\nbreak"), "a name must be printable")

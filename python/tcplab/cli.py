@@ -200,16 +200,25 @@ def check_out_dir(out: Path, flag: str = "--out") -> None:
     if out.exists():
         if not out.is_dir():
             raise ScenarioError("exists and is not a folder", source=str(out), path=flag)
-        if not os.access(out, os.W_OK | os.X_OK):
-            raise ScenarioError("is not writable", source=str(out), path=flag)
+        _probe_writable(out, out, flag)
         return
     parent = out.absolute().parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir():
         raise ScenarioError(f"cannot be created: {parent} is not a folder", source=str(out), path=flag)
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ScenarioError(f"cannot be created: {parent} is not writable", source=str(out), path=flag)
+    _probe_writable(parent, out, flag)
+
+
+def _probe_writable(folder: Path, out: Path, flag: str) -> None:
+    """Writes and removes an empty file in ``folder``: permission bits do not tell root
+    about a read-only mount or an immutable folder, a write does."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".tcplab-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ScenarioError(f"cannot be written: {folder}: {e.strerror}", source=str(out), path=flag) from None
 
 
 # ----------------------------------------------------------------------------------------

@@ -157,6 +157,8 @@ class _Ctx:
         """A name (scenario, flow, node, link): a non-empty string of at most 256 bytes
         (names head every summary row and error line; docs/reliability.md)."""
         v = self.string(v, path)
+        if not v.isprintable():
+            raise self.error(path, "a name must be printable (no line breaks, tabs or control characters)")
         if len(v.encode()) > MAX_NAME_BYTES:
             raise self.error(path, f"a name of {len(v.encode())} bytes; at most {MAX_NAME_BYTES}")
         return v
