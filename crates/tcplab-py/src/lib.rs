@@ -32,10 +32,7 @@ fn parse_scenario(canonical_json: &str) -> PyResult<Scenario> {
     // with the error, so a value the Rust field cannot hold is reported at its key.
     let de = &mut serde_json::Deserializer::from_str(canonical_json);
     serde_path_to_error::deserialize(de).map_err(|e| {
-        SimulationError::new_err((
-            "scenario_json",
-            format!("{}: {}", e.path(), e.inner()),
-        ))
+        SimulationError::new_err(("scenario_json", format!("{}: {}", e.path(), e.inner())))
     })
 }
 

@@ -111,7 +111,12 @@ impl Graph {
         for (li, l) in g.links.iter().enumerate() {
             g.out[l.from].push(li as u32);
         }
-        g.index = g.nodes.iter().enumerate().map(|(i, n)| (n.clone(), i)).collect();
+        g.index = g
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i))
+            .collect();
         Ok(g)
     }
 

@@ -308,7 +308,11 @@ pub(crate) mod tests {
         // Issue 20 class 5: a queue of 10^9 bytes used to reserve 65,536 packet slots
         // (7.9 MB) before a packet arrived; a thousand of them aborted on allocation.
         let huge = Fifo::new(&spec(Discipline::DropTail, None, Some(1_000_000_000)), 0);
-        assert!(huge.capacity() < 2 * INITIAL_RESERVE + 2, "{}", huge.capacity());
+        assert!(
+            huge.capacity() < 2 * INITIAL_RESERVE + 2,
+            "{}",
+            huge.capacity()
+        );
         let small = Fifo::new(&spec(Discipline::DropTail, Some(3), None), 0);
         assert!(small.capacity() >= 3 && small.capacity() < 2 * INITIAL_RESERVE);
         // It grows when a backlog builds, and keeps what it grew to.
