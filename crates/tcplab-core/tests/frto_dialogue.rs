@@ -2,9 +2,9 @@
 //! at t, assert exactly what goes out, check both sides of the retransmission deadline.
 
 mod common;
-use common::script::{drain, ms, synack, IRS, ISS, NS};
+use common::script::{ack, drain, ms, offs, synack, ISS, NS};
 use tcplab_core::tcp::{Endpoint, EndpointState, TcpConfig};
-use tcplab_core::{Duration, Flags, SackBlock, Segment, SeqNo, TcpOptions};
+use tcplab_core::{Duration, SeqNo, TcpOptions};
 
 fn cfg(frto: bool) -> TcpConfig {
     TcpConfig {
@@ -16,29 +16,6 @@ fn cfg(frto: bool) -> TcpConfig {
         frto,
         ..TcpConfig::default()
     }
-}
-
-/// Stream offsets of the data segments in `v`.
-fn offs(v: &[Segment]) -> Vec<u32> {
-    v.iter().map(|s| s.seq.0 - ISS - 1).collect()
-}
-
-/// An ACK from the peer of stream offset `off`, with SACK blocks (offsets).
-fn ack(off: u32, sack: &[(u32, u32)]) -> Segment {
-    let mut s = Segment {
-        seq: SeqNo(IRS + 1),
-        ack: SeqNo(ISS + 1 + off),
-        flags: Flags::ACK,
-        window: 65535,
-        ..Default::default()
-    };
-    for &(x, y) in sack {
-        s.options.push_sack(SackBlock {
-            start: SeqNo(ISS + 1 + x),
-            end: SeqNo(ISS + 1 + y),
-        });
-    }
-    s
 }
 
 /// Established at 50 ms (SRTT 50 ms: RTO 200 ms), 20 segments written at 100 ms, the

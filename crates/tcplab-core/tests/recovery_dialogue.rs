@@ -3,10 +3,10 @@
 //! assert exactly what goes out, and check both sides of the retransmission deadline.
 
 mod common;
-use common::script::{drain, ms, synack, IRS, ISS, NS};
+use common::script::{ack, drain, ms, offs, synack, ISS, NS};
 use common::{run, Channel, Scenario};
 use tcplab_core::tcp::{Endpoint, EndpointState, Recovery, TcpConfig};
-use tcplab_core::{Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions};
+use tcplab_core::{Duration, Instant, Segment, SeqNo, TcpOptions};
 
 fn cfg(recovery: Recovery) -> TcpConfig {
     TcpConfig {
@@ -18,29 +18,6 @@ fn cfg(recovery: Recovery) -> TcpConfig {
         recovery,
         ..TcpConfig::default()
     }
-}
-
-/// Stream offsets of the data segments in `v`.
-fn offs(v: &[Segment]) -> Vec<u32> {
-    v.iter().map(|s| s.seq.0 - ISS - 1).collect()
-}
-
-/// An ACK from the peer of stream offset `off`, with SACK blocks (offsets).
-fn ack(off: u32, sack: &[(u32, u32)]) -> Segment {
-    let mut s = Segment {
-        seq: SeqNo(IRS + 1),
-        ack: SeqNo(ISS + 1 + off),
-        flags: Flags::ACK,
-        window: 65535,
-        ..Default::default()
-    };
-    for &(x, y) in sack {
-        s.options.push_sack(SackBlock {
-            start: SeqNo(ISS + 1 + x),
-            end: SeqNo(ISS + 1 + y),
-        });
-    }
-    s
 }
 
 /// Established at 50 ms (SRTT 50 ms: RTO 200 ms) against a peer that does or does not

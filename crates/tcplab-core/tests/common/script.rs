@@ -2,7 +2,7 @@
 //! segments an endpoint sends in response to one input.
 
 use tcplab_core::tcp::Endpoint;
-use tcplab_core::{Duration, Flags, Instant, Segment, SeqNo, TcpOptions};
+use tcplab_core::{Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions};
 
 /// One nanosecond: "just before a deadline" is `deadline - NS`.
 pub const NS: Duration = Duration(1);
@@ -36,4 +36,27 @@ pub fn synack(window: u16, options: TcpOptions) -> Segment {
         options,
         ..Default::default()
     }
+}
+
+/// Stream offsets of the data segments in `v`.
+pub fn offs(v: &[Segment]) -> Vec<u32> {
+    v.iter().map(|s| s.seq.0 - ISS - 1).collect()
+}
+
+/// An ACK from the peer of stream offset `off`, with SACK blocks (offsets).
+pub fn ack(off: u32, sack: &[(u32, u32)]) -> Segment {
+    let mut s = Segment {
+        seq: SeqNo(IRS + 1),
+        ack: SeqNo(ISS + 1 + off),
+        flags: Flags::ACK,
+        window: 65535,
+        ..Default::default()
+    };
+    for &(x, y) in sack {
+        s.options.push_sack(SackBlock {
+            start: SeqNo(ISS + 1 + x),
+            end: SeqNo(ISS + 1 + y),
+        });
+    }
+    s
 }
