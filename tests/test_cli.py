@@ -86,7 +86,7 @@ def test_run_pcap_unknown_link_is_a_user_error(fake_sim, tmp_path, capsys):
     out = tmp_path / "o"
     assert tcli.main(["run", P2P, "--out", str(out), "--pcap", "bottleneck"]) == 2
     err = capsys.readouterr().err
-    assert 'unknown link "bottleneck"' in err and "links: downlink, uplink" in err
+    assert '--pcap "bottleneck": no such link' in err and "links: downlink, uplink" in err
     assert not out.exists() and not fake_sim["calls"]
 
 

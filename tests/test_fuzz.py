@@ -182,7 +182,8 @@ def _res(rc, stderr="", stdout="", sig=None):
     "res, cls",
     [
         (_res(2, "error: x.toml: duration: bad\n"), None),
-        (_res(2, "usage: tcplab run [-h]\ntcplab run: error: the following arguments are required\n"), None),
+        (_res(2, "error: tcplab run: the following arguments are required: SCENARIO.toml (see tcplab run --help)\n"), None),
+        (_res(2, "usage: tcplab run [-h]\ntcplab run: error: the following arguments are required\n"), "contract"),
         (_res(2, "error: x.toml: flows[0].src: unknown node \"a\nb\"\n"), "contract"),
         (_res(2, "error: x.toml: a\rb\n"), "contract"),
         (_res(2, "error: x.toml: bell \x07\n"), "contract"),

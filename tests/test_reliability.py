@@ -4,6 +4,7 @@ Tests are named after the issue's classes of failure."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -122,6 +123,25 @@ def test_class6_a_pcap_in_a_subfolder_lands_in_the_output_folder(tmp_path):
 @pytest.mark.parametrize("value", ["٥Mbit/s", "５Mbit/s", "1０Mbit/s"])
 def test_class6_quantities_with_non_ascii_digits_are_refused(value):
     one_error_line(cli("validate", P2P, "--set", f"topology.downlink.rate={value}"), "digits 0-9")
+
+
+@pytest.mark.parametrize("value", ['"5\\nms"', '"5\\tms"', '" 5ms"', '"5ms "', '"5  ms"'])
+def test_class6_whitespace_other_than_one_space_before_the_unit_is_refused(value):
+    # The docs allow one optional space between number and unit; a newline was read as one.
+    one_error_line(cli("validate", P2P, "--set", f"topology.downlink.delay={value}"), "no other whitespace")
+
+
+def test_class6_one_space_before_the_unit_is_accepted():
+    r = cli("validate", P2P, "--set", 'topology.downlink.delay="5 ms"')
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("name, hint", [("", ""), ("downlnk", '(did you mean "downlink"?)')])
+def test_pcap_option_errors_name_the_option(tmp_path, name, hint):
+    # Was reported as "(set by --set record.pcap=[""])", an override the user never wrote.
+    line = one_error_line(cli("run", P2P, "--pcap", name, "--out", str(tmp_path / "o")), f"--pcap {json.dumps(name)}: no such link", hint)
+    assert "--set" not in line
+    assert not (tmp_path / "o").exists()
 
 
 # -- the exit-code contract --------------------------------------------------------------

@@ -49,7 +49,7 @@ def test_rate_rejected(value, fragment):
     with pytest.raises(UnitError) as e:
         parse_rate(value)
     assert fragment in str(e.value)
-    assert "accepted units" in str(e.value) or "negative" in str(e.value) or "zero" in str(e.value) or "whole" in str(e.value)
+    assert "accepted units" in str(e.value) or "negative" in str(e.value) or "zero" in str(e.value) or "whole" in str(e.value) or "whitespace" in str(e.value)
 
 
 def test_rate_zero_allowed_when_asked():

@@ -24,9 +24,11 @@ EXIT_INVALID_RUN = 3
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2, as argparse does, without a traceback
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USER, f"{self.prog}: error: {message}\n")
+    def error(self, message: str) -> None:
+        # Usage errors follow the one-line contract of every bad input (exit 2, one
+        # "error:" line, no traceback) and point at the command's help instead of printing
+        # argparse's usage block.
+        self.exit(EXIT_USER, f"error: {self.prog}: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -306,12 +308,30 @@ def _table(hdr: Sequence[str], rows: list[Sequence[str]]) -> list[str]:
 # ----------------------------------------------------------------------------------------
 
 
+def _check_pcap_links(sc: Any, names: Sequence[str]) -> None:
+    """Each ``--pcap LINK`` names a link of the scenario; the error names the option, not the
+    ``record.pcap`` override it becomes."""
+    import difflib
+
+    from .errors import ScenarioError
+
+    for name in names:
+        if name not in sc.links:
+            close = difflib.get_close_matches(name, sc.links, n=1, cutoff=0.6)
+            hint = f" (did you mean {json.dumps(close[0])}?)" if close else ""
+            raise ScenarioError(
+                f"--pcap {json.dumps(name, ensure_ascii=False)}: no such link{hint}; links: {', '.join(sc.links)}",
+                source=sc.source,
+            )
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from .runner import run
     from .scenario import load
 
     sc = load(args.scenario, args.overrides)
     if args.pcap:
+        _check_pcap_links(sc, args.pcap)
         sc = sc.add_pcap(args.pcap)
     out = Path(args.out) if args.out else Path("out") / sc.name
     check_out_dir(out)

@@ -1,7 +1,7 @@
 """Human units of scenario files, parsed into the simulator's base units.
 
-Accepted forms (case-sensitive; an optional space between number and unit; decimals allowed
-as long as the result is a whole number of base units):
+Accepted forms (case-sensitive; one optional space between number and unit and no other
+whitespace; decimals allowed as long as the result is a whole number of base units):
 
 - rates -> bit/s: ``bit/s kbit/s Kbit/s Mbit/s Gbit/s`` and ``bps kbps Kbps Mbps Gbps``
   (k/K = 10^3, M = 10^6, G = 10^9). E.g. ``"10Mbit/s"``, ``"500kbit/s"``, ``"1.5Gbps"``.
@@ -15,6 +15,7 @@ Bare numbers are never accepted where a unit is required.
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -54,7 +55,9 @@ PACKET_UNITS: dict[str, int] = {"pkts": 1, "packets": 1}
 
 # ASCII only: Python's \d also matches other scripts' digits ("٣Mbit/s"), which trace files and
 # the Rust side refuse; one rule for every quantity.
-_QUANTITY = re.compile(r"^\s*([+-]?)(\d+(?:\.\d*)?|\.\d+)\s?([^\s\d.+-][^\s]*)?\s*$", re.ASCII)
+# The number, then at most one ASCII space, then the unit: nothing before or after, so a
+# newline or tab inside a quantity ("5\nms") is refused rather than read as "5ms".
+_QUANTITY = re.compile(r"([+-]?)(\d+(?:\.\d*)?|\.\d+) ?([^\s\d.+-]\S*)?", re.ASCII)
 
 
 class UnitError(ValueError):
@@ -69,7 +72,8 @@ def _describe(value: object) -> str:
     if isinstance(value, float):
         return f"{value} (a bare number)"
     if isinstance(value, str):
-        return f'"{value}"'
+        # JSON quoting shows a newline or tab inside the value as \n or \t, on one line.
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         return "an array"
     if isinstance(value, dict):
@@ -92,8 +96,13 @@ def _parse(
         raise UnitError(f"{expected}, got {_describe(value)}; {accepted}")
     if any(ch.isdigit() and not ch.isascii() for ch in value):
         raise UnitError(f"{expected}, got {_describe(value)}: write the number with the digits 0-9")
-    m = _QUANTITY.match(value)
+    m = _QUANTITY.fullmatch(value)
     if not m:
+        if value.strip() != value or any(ch.isspace() and ch != " " for ch in value) or "  " in value:
+            raise UnitError(
+                f"{expected}, got {_describe(value)}: write the number and unit with at most one "
+                "space between them and no other whitespace"
+            )
         raise UnitError(f"{expected}, got {_describe(value)}; {accepted}")
     sign, number, unit = m.groups()
     if unit is None:
@@ -140,7 +149,7 @@ def parse_queue_limit(value: object) -> tuple[str, int]:
     units = {**PACKET_UNITS, **SIZE_UNITS}
     n = _parse(value, units, "a queue limit", "100pkts", "bytes", allow_zero=False)
     assert isinstance(value, str)
-    m = _QUANTITY.match(value)
+    m = _QUANTITY.fullmatch(value)
     assert m is not None
     return ("packets" if m.group(3) in PACKET_UNITS else "bytes", n)
 
