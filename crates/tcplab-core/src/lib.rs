@@ -14,7 +14,7 @@ pub mod time;
 pub mod units;
 
 pub use rng::Rng;
-pub use segment::{Flags, SackBlock, Segment, TcpOptions, Timestamps};
+pub use segment::{Ecn, Flags, SackBlock, Segment, TcpOptions, Timestamps};
 pub use seq::SeqNo;
 pub use time::{Duration, Instant};
 pub use units::Bandwidth;

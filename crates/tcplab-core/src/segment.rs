@@ -1,6 +1,7 @@
 //! The TCP segment model (RFC 9293 section 3.1) with the options tcplab speaks:
 //! MSS, window scale and timestamps (RFC 7323), SACK (RFC 2018), and the AFC option
-//! (AFC paper section 4.1.1). Payload bytes are virtual (see [`payload_tag`]).
+//! (AFC paper section 4.1.1), and ECN's TCP flags and IP codepoint (RFC 3168). Payload
+//! bytes are virtual (see [`payload_tag`]).
 
 use crate::seq::SeqNo;
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,10 @@ impl Flags {
     pub const RST: Flags = Flags(0x04);
     pub const PSH: Flags = Flags(0x08);
     pub const ACK: Flags = Flags(0x10);
+    /// ECN-Echo (RFC 3168 6.1): the receiver saw a CE mark; in a SYN, ECN is requested.
+    pub const ECE: Flags = Flags(0x40);
+    /// Congestion Window Reduced (RFC 3168 6.1): the sender reacted to an ECE.
+    pub const CWR: Flags = Flags(0x80);
     pub const NONE: Flags = Flags(0);
 
     pub fn contains(self, o: Flags) -> bool {
@@ -31,6 +36,44 @@ impl Flags {
     }
     pub fn rst(self) -> bool {
         self.contains(Flags::RST)
+    }
+    pub fn ece(self) -> bool {
+        self.contains(Flags::ECE)
+    }
+    pub fn cwr(self) -> bool {
+        self.contains(Flags::CWR)
+    }
+}
+
+/// The ECN field of the IP header carrying a segment (RFC 3168 section 5). It belongs to
+/// IP, but travels with the segment: the endpoint sets ECT on what it sends and reads CE
+/// on what it receives, and a queue on the way may turn ECT into CE.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Debug, Serialize, Deserialize)]
+pub enum Ecn {
+    /// Not ECN-Capable Transport (00).
+    #[default]
+    NotEct,
+    /// ECT(1) (01).
+    Ect1,
+    /// ECT(0) (10), what RFC 3168 senders set.
+    Ect0,
+    /// Congestion Experienced (11).
+    Ce,
+}
+
+impl Ecn {
+    /// The two bits as they sit in the IPv4 TOS byte's low end.
+    pub fn bits(self) -> u8 {
+        match self {
+            Ecn::NotEct => 0b00,
+            Ecn::Ect1 => 0b01,
+            Ecn::Ect0 => 0b10,
+            Ecn::Ce => 0b11,
+        }
+    }
+    /// ECN-capable: a congested queue may mark it instead of dropping it.
+    pub fn is_ect(self) -> bool {
+        matches!(self, Ecn::Ect0 | Ecn::Ect1)
     }
 }
 
@@ -49,6 +92,8 @@ impl std::fmt::Debug for Flags {
             (0x01, "F"),
             (0x04, "R"),
             (0x08, "P"),
+            (0x40, "E"),
+            (0x80, "W"),
         ];
         let s: String = names
             .iter()
@@ -168,6 +213,8 @@ pub struct Segment {
     pub payload_len: u32,
     /// Digest of the payload bytes: `payload_tag(stream_offset, payload_len)`.
     pub payload_tag: u64,
+    /// The IP header's ECN codepoint.
+    pub ecn: Ecn,
 }
 
 /// IPv4 header without options.

@@ -1063,6 +1063,8 @@ impl Endpoint {
             options: o,
             payload_len: 0,
             payload_tag: 0,
+            // RFC 3168 6.1.1: SYNs and SYN-ACKs are never ECN-capable.
+            ecn: crate::segment::Ecn::NotEct,
         }
     }
 
