@@ -717,7 +717,49 @@ class Gen:
         doc["flows"] = flows
         if self.p(0.4):
             doc["record"] = self.record(dur, [x[0] for x in links])
+        if self.p(0.25):
+            doc["elements"] = self.elements(dur, links)
         return doc
+
+    def elements(self, dur: int, links: list[tuple[str, str, str, float]]) -> list[dict[str, Any]]:
+        """BSF on the node a link leaves, with thresholds that satisfy eq. 5 (given, or from
+        eqs. 3-4 when the buffer and sessions allow it), sometimes several on one node."""
+        r = self.r
+        out: list[dict[str, Any]] = []
+        for _ in range(r.choices([1, 2, 3], [6, 2, 1])[0]):
+            name, a, _b, _peak = r.choice(links)
+            e: dict[str, Any] = {"node": a, "kind": "bsf", "link": name}
+            self.use("top.elements", "elements.bsf")
+            sessions = r.randint(1, 20)
+            e["sessions"] = sessions
+            if self.p(0.5):
+                # Eqs. 3-4 hold when TCP_buff <= N(N - 1) and N + ceil(TCP_buff / N) < TCP_buff.
+                fits = [t for t in range(2, sessions * (sessions - 1) + 1) if sessions + -(-t // sessions) < t]
+                if fits:
+                    e["total_buffer"] = f"{r.choice(fits)}pkts"
+                    self.use("elements.bsf.formulas")
+            if "total_buffer" not in e:
+                total = log_uniform(r, 3, 5000)
+                e["total_buffer"] = f"{total}pkts"
+                if self.p(0.3):
+                    udp = r.randint(0, total - 3)
+                    e["udp_buffer"] = f"{udp}pkts"
+                    total -= udp
+                    self.use("elements.bsf.udp_buffer")
+                flush = r.uniform(0.001, total - 2)
+                e["flush_thresh"] = round(flush, 3) if self.p(0.5) else flush
+                e["bsf_thresh"] = r.uniform(e["flush_thresh"] + 0.001, total - 0.001)
+            if self.p(0.5):
+                e["weight"] = r.choice([1.0, 0.002, 0.2, r.uniform(1e-6, 1.0)])
+            if self.p(0.3):
+                e["ecn_history"] = r.randint(0, 32)
+            if self.p(0.3):
+                e["zwa_copies"] = r.randint(1, 16)
+            if self.p(0.3):
+                e["record_ttl"] = self.time(r.choice([1, MS, S, log_uniform(r, 1, 10 * S)]))
+            self.use(*(f"elements.bsf.{k}" for k in e if k not in ("node", "kind")))
+            out.append(e)
+        return out
 
     def flow_times(self, f: dict[str, Any], dur: int, count: int) -> None:
         r = self.r
@@ -2089,6 +2131,7 @@ def coverage_gaps(used: set[str] | Counter) -> list[str]:
     want |= {f"read.{k}" for k in ("unlimited", "string", "rate", "pattern", "tick", "blocking")}
     want |= {f"record.{k}" for k in ("interval", "timeseries", "exact_percentiles", "pcap")}
     want |= {f"queue.discipline.{d}" for d in s.variants()["discipline"]}
+    want |= {"elements.bsf", "elements.bsf.formulas"} | {f"elements.bsf.{k}" for k in s.ELEMENT_KEYS["bsf"]}
     want |= {"defaults.tcp", "defaults.receiver_tcp", "defaults.read", "trace.shipped", "trace.generated", "queue.unlimited",
              "queue.packets", "queue.bytes", "queue.table", "loss.bernoulli", "loss.gilbert_elliott", "loss.none"}
     return sorted(k for k in want if k not in used)

@@ -294,6 +294,19 @@ def _summary_table(s: dict[str, Any]) -> str:
     if lrows:
         lines.append("")
         lines += _table(lhdr, lrows)
+    ehdr = ("element", "node", "seen", "forwarded", "dropped", "absorbed", "held", "created", "details")
+    erows = [
+        (
+            e["kind"],
+            e["node"],
+            *(str(e["counters"][k]) for k in ("seen", "forwarded", "dropped", "absorbed", "held", "created")),
+            " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in e.get("detail", {}).items()),
+        )
+        for e in s.get("elements", [])
+    ]
+    if erows:
+        lines.append("")
+        lines += _table(ehdr, erows)
     if len(s.get("flows", [])) > 1:
         lines.append(f"Jain fairness index: {s['jain_fairness']:.4f}")
     return "\n".join(lines)

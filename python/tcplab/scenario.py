@@ -206,7 +206,12 @@ class _Ctx:
 # --------------------------------------------------------------------------------------
 # Tables of the scenario file.
 
-TOP_KEYS = ["name", "description", "duration", "seed", "event_budget", "stop_when_done", "record", "topology", "defaults", "flows"]
+TOP_KEYS = ["name", "description", "duration", "seed", "event_budget", "stop_when_done", "record", "topology", "defaults", "flows", "elements"]
+# Keys of each node element kind (docs/scenarios.md "Elements"), besides "node" and "kind".
+ELEMENT_KEYS: dict[str, list[str]] = {
+    "bsf": ["link", "weight", "total_buffer", "udp_buffer", "sessions", "bsf_thresh", "flush_thresh",
+            "ecn_history", "zwa_copies", "record_ttl"],
+}
 LINK_KEYS = ["rate", "slot", "trace", "opportunity", "delay", "delay_changes", "queue", "loss", "header_bytes"]
 TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
@@ -685,6 +690,72 @@ class _Parser:
 
     # -- record ----------------------------------------------------------------------------
 
+    def elements(self, v: Any, topo: _Topology) -> list[dict[str, Any]]:
+        """``[[elements]]``: elements on nodes (routers, base stations), each a table with
+        ``node``, ``kind`` and the kind's keys; the Rust side checks what needs the whole
+        scenario (BSF's thresholds, eq. 5)."""
+        c = self.c
+        if not isinstance(v, list):
+            raise c.error("elements", f"expected an array of tables ([[elements]]), got {_type_name(v)}")
+        out = []
+        names = [x[0] for x in topo.links]
+        for i, e in enumerate(v):
+            ep = _join("elements", i)
+            if not isinstance(e, dict):
+                raise c.error(ep, f"expected a table, got {_type_name(e)}")
+            if "kind" not in e:
+                raise c.error(_join(ep, "kind"), f'missing; one of {", ".join(map(json.dumps, ELEMENT_KEYS))}')
+            kind = c.choice(list(ELEMENT_KEYS))(e["kind"], _join(ep, "kind"))
+            t = c.table(e, ep, ["node", "kind"] + ELEMENT_KEYS[kind], ["node", "kind"] + (["link"] if kind == "bsf" else []))
+            node = c.name(t["node"], _join(ep, "node"))
+            if node not in topo.nodes:
+                raise c.error(_join(ep, "node"), self._unknown_node(node, topo.nodes))
+            spec: dict[str, Any] = {"kind": kind}
+            if kind == "bsf":
+                link = c.name(t["link"], _join(ep, "link"))
+                if link not in names:
+                    close = difflib.get_close_matches(link, names, n=1, cutoff=0.5)
+                    hint = f' (did you mean "{close[0]}"?)' if close else ""
+                    raise c.error(_join(ep, "link"), f'unknown link "{link}"{hint}')
+                spec["link"] = link
+                if "weight" in t:
+                    w = c.fraction(t["weight"], _join(ep, "weight"))
+                    if w == 0.0:
+                        raise c.error(_join(ep, "weight"), "must be greater than 0")
+                    spec["weight"] = w
+                for key in ("total_buffer", "udp_buffer"):
+                    if key in t:
+                        spec[key] = self._packets(t[key], _join(ep, key), allow_zero=key == "udp_buffer")
+                if "sessions" in t:
+                    spec["sessions"] = c.integer(1, 2**32 - 1)(t["sessions"], _join(ep, "sessions"))
+                for key in ("bsf_thresh", "flush_thresh"):
+                    if key in t:
+                        x = t[key]
+                        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                            raise c.error(_join(ep, key), f"expected a number of packets (e.g. 9), got {_show(x)}")
+                        spec[key] = float(x)
+                if "ecn_history" in t:
+                    spec["ecn_history"] = c.integer(0, 32)(t["ecn_history"], _join(ep, "ecn_history"))
+                if "zwa_copies" in t:
+                    spec["zwa_copies"] = c.integer(1, 16)(t["zwa_copies"], _join(ep, "zwa_copies"))
+                if "record_ttl" in t:
+                    spec["record_ttl"] = c.time(allow_zero=False)(t["record_ttl"], _join(ep, "record_ttl"))
+            out.append({"node": node, "element": spec})
+        return out
+
+    def _packets(self, v: Any, path: str, *, allow_zero: bool) -> int:
+        """A count of packets written like a queue limit in packets: ``"20pkts"``."""
+        c = self.c
+        if allow_zero and v in ("0pkts", "0 pkts", "0packets"):
+            return 0
+        try:
+            kind, n = units.parse_queue_limit(v)
+        except units.UnitError as e:
+            raise c.error(path, str(e).replace("a queue limit", "a number of packets").replace('"100pkts"', '"20pkts"')) from None
+        if kind != "packets":
+            raise c.error(path, f'expected packets like "20pkts", got {_show(v)}')
+        return n
+
     def record(self, v: Any, topo: _Topology) -> dict[str, Any]:
         c = self.c
         t = c.table(v, "record", ["interval", "timeseries", "exact_percentiles", "pcap"])
@@ -923,6 +994,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
     topo = p.topology(top["topology"], "topology")
     flows = p.flows(top, topo, duration)
     record = p.record(top.get("record", {}), topo)
+    elements = p.elements(top.get("elements", []), topo)
     partial = {
         "name": name,
         "seed": c.get(top, "seed", "", c.integer(), 0),
@@ -932,6 +1004,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
         "topology": topo.spec,
         "flows": flows,
         "stop_when_done": c.get(top, "stop_when_done", "", c.boolean, False),
+        "elements": elements,
     }
     ext = _ext()
     # The Rust side holds every rule a scenario must satisfy (tcplab_sim::validate), the

@@ -25,6 +25,73 @@ pub struct Scenario {
     /// End the run early once every finite flow has delivered all its bytes.
     #[serde(default)]
     pub stop_when_done: bool,
+    /// Elements on nodes (routers, base stations), in the order they see a packet.
+    #[serde(default)]
+    pub elements: Vec<ElementSpec>,
+}
+
+/// An element on a node (see `crate::element`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ElementSpec {
+    pub node: String,
+    pub element: ElementKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ElementKind {
+    Bsf(BsfSpec),
+}
+
+/// BSF at a base station (BSF paper section III; `crate::element::bsf`). What the paper
+/// leaves open has a stated default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BsfSpec {
+    /// The wireless link out of the node whose queue is the base station's TCP buffer.
+    pub link: String,
+    /// Weight w of the buffer average (eq. 1). The paper gives none; BSF was built into
+    /// ns-2's RED, whose default q_weight is 0.002.
+    #[serde(default = "default_bsf_weight")]
+    pub weight: f64,
+    /// TOTAL_buff in packets (eq. 2); default: the link's packet limit.
+    #[serde(default)]
+    pub total_buffer: Option<u64>,
+    /// UDP_buff in packets (eq. 2): the share of the buffer kept for UDP. tcplab has no
+    /// UDP sources yet, so it only shrinks TCP_buff.
+    #[serde(default)]
+    pub udp_buffer: u64,
+    /// N of eqs. 3-4; default: the flows whose data crosses the link.
+    #[serde(default)]
+    pub sessions: Option<u64>,
+    /// Thresholds in packets; default: eqs. 3 and 4.
+    #[serde(default)]
+    pub bsf_thresh: Option<f64>,
+    #[serde(default)]
+    pub flush_thresh: Option<f64>,
+    /// n: a flow whose last n packets carried an ECN signal is not frozen (paper: 3).
+    #[serde(default = "default_bsf_ecn_history")]
+    pub ecn_history: u32,
+    /// Copies of each zero-window advertisement sent at a flush (the paper: one).
+    #[serde(default = "default_one_u32")]
+    pub zwa_copies: u32,
+    /// A collected flow record older than this at a flush is discarded unused.
+    #[serde(default = "default_bsf_record_ttl")]
+    pub record_ttl: Duration,
+}
+
+fn default_bsf_weight() -> f64 {
+    0.002
+}
+fn default_bsf_ecn_history() -> u32 {
+    3
+}
+fn default_one_u32() -> u32 {
+    1
+}
+fn default_bsf_record_ttl() -> Duration {
+    Duration::from_secs(1)
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@
 //! departure of each link is scheduled, so the heap grows with elements, not packets.
 
 pub mod config;
+pub mod element;
 pub mod engine;
 pub mod link;
 pub mod loss;

@@ -19,6 +19,10 @@ pub struct Summary {
     pub invariants: Invariants,
     pub flows: Vec<FlowSummary>,
     pub links: Vec<LinkSummary>,
+    /// Node elements, in the order the scenario lists them per node (absent in summaries
+    /// written before elements existed).
+    #[serde(default)]
+    pub elements: Vec<ElementSummary>,
     /// Jain's index over the flows' goodputs (1.0 with a single flow).
     pub jain_fairness: f64,
 }
@@ -70,6 +74,17 @@ pub struct FlowSummary {
     /// When the receiving application read the last byte of a finite flow's configured
     /// `bytes`. None for unlimited flows and for flows stopped before writing all of them.
     pub completion_s: Option<f64>,
+}
+
+/// One node element: what the world counted of it and what it reports itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ElementSummary {
+    pub node: String,
+    pub kind: String,
+    pub counters: crate::element::ElementCounters,
+    pub held_at_end: u64,
+    /// The element's own counters (for BSF: arrivals, flushes, ZWAs sent, thresholds).
+    pub detail: serde_json::Value,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]

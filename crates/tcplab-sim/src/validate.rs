@@ -189,6 +189,16 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
             }
         }
     }
+    if !scn.elements.is_empty() {
+        let mut routes = |f: usize| {
+            let fl = &scn.flows[f];
+            match (graph.node(&fl.src), graph.node(&fl.dst)) {
+                (Some(s), Some(d)) => graph.route(s, d).unwrap_or_default(),
+                _ => Vec::new(),
+            }
+        };
+        crate::element::build_all(scn, &graph, &mut routes)?;
+    }
     Ok(graph)
 }
 

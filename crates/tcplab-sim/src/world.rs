@@ -4,11 +4,13 @@
 //! conserved at every link and across the network, and no flow or link beats capacity.
 
 use crate::config::{RateSpec, ReadProfile, RecordSpec, Scenario};
+use crate::element::{Actions, Arrival, Element, ElementCounters, Fate, NodeView};
 use crate::engine::{Event, EventQueue};
 use crate::link::{MahimahiTrace, RateModel, TraceRate};
 use crate::loss::LossModel;
 use crate::output::{
-    Drops, FlowSummary, Invariants, LinkSummary, RunOutput, Summary, TimeSeries, SUMMARY_SCHEMA,
+    Drops, ElementSummary, FlowSummary, Invariants, LinkSummary, RunOutput, Summary, TimeSeries,
+    SUMMARY_SCHEMA,
 };
 use crate::packet::Packet;
 use crate::pcap::PcapWriter;
@@ -183,6 +185,27 @@ struct EpSlot {
     wake: Instant,
 }
 
+/// An element on a node, with what the world counts of it and its timer.
+struct ElementSlot {
+    node: usize,
+    elem: Box<dyn Element>,
+    /// When its live timer event fires (Instant::MAX: none), as for endpoints.
+    wake: Instant,
+    c: ElementCounters,
+}
+
+/// Queue lengths as elements see them.
+struct LinksView<'a>(&'a [LinkState]);
+
+impl NodeView for LinksView<'_> {
+    fn queue_packets(&self, link: u32) -> u64 {
+        self.0[link as usize].queue.len_packets() as u64
+    }
+    fn queue_bytes(&self, link: u32) -> u64 {
+        self.0[link as usize].queue.len_bytes()
+    }
+}
+
 struct World {
     name: String,
     seed: u64,
@@ -194,6 +217,11 @@ struct World {
     nodes: Vec<String>,
     flows: Vec<FlowState>,
     eps: Vec<EpSlot>,
+    /// Elements grouped by node in listing order; `node_elements[n]` is node n's range.
+    elements: Vec<ElementSlot>,
+    node_elements: Vec<(u32, u32)>,
+    /// The elements' command buffer, reused from call to call.
+    acts: Actions,
     next_packet_id: u64,
     packets_consumed: u64,
     events: u64,
@@ -205,6 +233,31 @@ struct World {
 }
 
 const MAX_VIOLATIONS: usize = 100;
+
+/// Runs `scn` with extra elements (tests of the element layer bring their own kinds).
+#[cfg(test)]
+pub(crate) fn run_with_elements(
+    scn: &Scenario,
+    extra: Vec<(&str, Box<dyn Element>)>,
+) -> Result<RunOutput, SimError> {
+    let mut w = World::build(scn)?;
+    for (node, elem) in extra {
+        let node = w
+            .nodes
+            .iter()
+            .position(|n| n == node)
+            .expect("a node of the scenario");
+        w.elements.push(ElementSlot {
+            node,
+            elem,
+            wake: Instant::MAX,
+            c: ElementCounters::default(),
+        });
+    }
+    w.group_elements();
+    w.run(&mut |_| true)?;
+    Ok(w.finish())
+}
 
 fn node_addr(n: usize) -> [u8; 4] {
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8 + 1]
@@ -399,6 +452,16 @@ impl World {
             });
         }
 
+        let elements = crate::element::build_all(scn, &graph, &mut |f| flows[f].route_fwd.clone())?
+            .into_iter()
+            .map(|(node, elem)| ElementSlot {
+                node,
+                elem,
+                wake: Instant::MAX,
+                c: ElementCounters::default(),
+            })
+            .collect();
+
         let end = Instant(scn.duration.as_nanos());
         // A generous bound: a few events per packet each link can carry, plus timers and
         // application ticks per flow. Exceeding it means a livelock, not a busy network.
@@ -434,6 +497,9 @@ impl World {
             nodes: graph.nodes.clone(),
             flows,
             eps,
+            elements,
+            node_elements: vec![(0, 0); graph.nodes.len()],
+            acts: Actions::default(),
             next_packet_id: 0,
             packets_consumed: 0,
             events: 0,
@@ -464,7 +530,22 @@ impl World {
         if w.record.timeseries {
             w.q.schedule(Instant::ZERO + w.record.interval, Event::Sample);
         }
+        w.group_elements();
         Ok(w)
+    }
+
+    /// Groups the elements by node, keeping the listed order within a node (a stable
+    /// sort), and records each node's range.
+    fn group_elements(&mut self) {
+        self.elements.sort_by_key(|e| e.node);
+        self.node_elements.fill((0, 0));
+        for (i, e) in self.elements.iter().enumerate() {
+            let r = &mut self.node_elements[e.node];
+            if r.0 == r.1 {
+                *r = (i as u32, i as u32);
+            }
+            r.1 = i as u32 + 1;
+        }
     }
 
     fn violation(&mut self, msg: String) {
@@ -519,6 +600,16 @@ impl World {
                     }
                 }
                 Event::AppRead(f) => self.on_app_read_tick(now, f as usize),
+                Event::ElementTimer(i) => {
+                    let i = i as usize;
+                    if self.elements[i].wake != now {
+                        continue; // stale
+                    }
+                    self.elements[i].wake = Instant::MAX;
+                    let view = LinksView(&self.links);
+                    self.elements[i].elem.on_timer(now, &view, &mut self.acts);
+                    self.apply_actions(now, i);
+                }
                 Event::Sample => {
                     self.sample(now);
                     let next = now + self.record.interval;
@@ -879,11 +970,22 @@ impl World {
             .expect("LinkArrive with an empty delay line");
         debug_assert_eq!(at, now);
         link.delivered += 1;
+        let node = link.to;
         if let Some(&(next, _)) = link.delay_line.front() {
             self.q.schedule(next, Event::LinkArrive(l as u32));
         }
-        let f = p.flow as usize;
         p.hop += 1;
+        let (first, last) = self.node_elements[node];
+        if first != last && !self.run_elements(now, l, &mut p, first as usize, last as usize) {
+            return;
+        }
+        self.forward(now, p);
+    }
+
+    /// Sends `p` on from the node it is at: onto its route's next link (`p.hop`), or to its
+    /// endpoint when the route ends here.
+    fn forward(&mut self, now: Instant, p: Packet) {
+        let f = p.flow as usize;
         let route = if p.from_sender {
             &self.flows[f].route_fwd
         } else {
@@ -894,6 +996,118 @@ impl World {
             self.link_enqueue(now, next, p);
         } else {
             self.deliver(now, p);
+        }
+    }
+
+    /// Shows `p`, just arrived on link `l`, to the node's elements `first..last` in order;
+    /// false when one of them did not forward it.
+    fn run_elements(
+        &mut self,
+        now: Instant,
+        l: usize,
+        p: &mut Packet,
+        first: usize,
+        last: usize,
+    ) -> bool {
+        let f = p.flow as usize;
+        let route = if p.from_sender {
+            &self.flows[f].route_fwd
+        } else {
+            &self.flows[f].route_rev
+        };
+        let at = Arrival {
+            from_link: l as u32,
+            next_link: route.get(p.hop as usize).copied(),
+        };
+        for i in first..last {
+            let view = LinksView(&self.links);
+            let slot = &mut self.elements[i];
+            slot.c.seen += 1;
+            let fate = slot.elem.on_packet(now, p, at, &view, &mut self.acts);
+            match fate {
+                Fate::Forward => slot.c.forwarded += 1,
+                Fate::Drop => slot.c.dropped += 1,
+                Fate::Absorb => slot.c.absorbed += 1,
+                Fate::Hold => slot.c.held += 1,
+            }
+            if !self.acts.is_empty() {
+                self.apply_actions(now, i);
+            }
+            if fate != Fate::Forward {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Carries out what element `i` asked for: packets it created leave its node, packets it
+    /// released continue, and its timer is set.
+    fn apply_actions(&mut self, now: Instant, i: usize) {
+        let mut acts = std::mem::take(&mut self.acts);
+        let node = self.elements[i].node;
+        for forged in acts.emit.drain(..) {
+            self.elements[i].c.created += 1;
+            let f = forged.flow as usize;
+            let route = if forged.from_sender {
+                &self.flows[f].route_fwd
+            } else {
+                &self.flows[f].route_rev
+            };
+            // The route's first link out of this node; or none, when the node is the one
+            // the route leads to (the packet is for the endpoint here).
+            let hop = match route
+                .iter()
+                .position(|&x| self.links[x as usize].from == node)
+            {
+                Some(h) => h,
+                None if route
+                    .last()
+                    .is_some_and(|&x| self.links[x as usize].to == node) =>
+                {
+                    route.len()
+                }
+                None => {
+                    let msg = format!(
+                        "element {} ({}) on node '{}' created a packet for flow '{}' whose route does not pass the node",
+                        i,
+                        self.elements[i].elem.kind(),
+                        self.nodes[node],
+                        self.flows[f].name
+                    );
+                    // Counted as absorbed where it was made, so conservation still holds.
+                    self.elements[i].c.seen += 1;
+                    self.elements[i].c.absorbed += 1;
+                    self.next_packet_id += 1;
+                    self.violation(msg);
+                    continue;
+                }
+            };
+            let pkt = Packet {
+                id: self.next_packet_id,
+                flow: forged.flow,
+                from_sender: forged.from_sender,
+                hop: hop as u16,
+                ip_len: forged.seg.ip_len(),
+                sent_at: now,
+                seg: forged.seg,
+            };
+            self.next_packet_id += 1;
+            self.forward(now, pkt);
+        }
+        for p in acts.release.drain(..) {
+            self.elements[i].c.released += 1;
+            self.forward(now, p);
+        }
+        if let Some(t) = acts.timer.take() {
+            let slot = &mut self.elements[i];
+            if t < slot.wake {
+                slot.wake = t.max(now);
+                self.q.schedule(slot.wake, Event::ElementTimer(i as u32));
+            }
+        }
+        // Hand the (emptied) buffers back so their capacity is reused.
+        if self.acts.is_empty() {
+            self.acts = acts;
         }
     }
 
@@ -1013,12 +1227,28 @@ impl World {
                 ));
             }
         }
-        // Packets are conserved over the whole network: every packet an endpoint emitted was
-        // consumed by an endpoint, dropped, or is still inside a link.
-        if self.next_packet_id != self.packets_consumed + dropped + in_network {
+        // Each element kept count of what it saw, and what it holds is what it kept.
+        let (mut absorbed, mut held) = (0u64, 0u64);
+        for (i, e) in self.elements.iter().enumerate() {
+            let now_held = e.elem.held();
+            if let Err(m) = e.c.check(now_held) {
+                msgs.push(format!(
+                    "element {i} ({}) on node '{}': {m}",
+                    e.elem.kind(),
+                    self.nodes[e.node]
+                ));
+            }
+            dropped += e.c.dropped;
+            absorbed += e.c.absorbed;
+            held += now_held;
+        }
+        // Packets are conserved over the whole network: every packet an endpoint or an
+        // element created was consumed by an endpoint, dropped, absorbed by an element, or
+        // is still inside a link or held by an element.
+        if self.next_packet_id != self.packets_consumed + dropped + absorbed + in_network + held {
             msgs.push(format!(
-                "network: packets not conserved: {} sent != {} received + {} dropped + {} in flight",
-                self.next_packet_id, self.packets_consumed, dropped, in_network
+                "network: packets not conserved: {} created != {} received + {} dropped + {} absorbed + {} in flight + {} held",
+                self.next_packet_id, self.packets_consumed, dropped, absorbed, in_network, held
             ));
         }
         for (f, fl) in self.flows.iter().enumerate() {
@@ -1189,6 +1419,17 @@ impl World {
             },
             flows,
             links,
+            elements: self
+                .elements
+                .iter()
+                .map(|e| ElementSummary {
+                    node: self.nodes[e.node].clone(),
+                    kind: e.elem.kind().to_string(),
+                    counters: e.c,
+                    held_at_end: e.elem.held(),
+                    detail: e.elem.report(),
+                })
+                .collect(),
             jain_fairness: jain(&g),
         };
         RunOutput {

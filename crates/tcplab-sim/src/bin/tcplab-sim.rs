@@ -1,6 +1,7 @@
 //! `tcplab-sim`: runs one canonical (JSON) scenario without Python, for benchmarks and
 //! profiling. Users normally run `tcplab run scenario.toml`, which produces the canonical
-//! form (`tcplab validate --canonical`) and calls the same `tcplab_sim::run`.
+//! form (`tcplab.load(path).to_canonical_json()` in Python) and calls the same
+//! `tcplab_sim::run`.
 //!
 //!     tcplab-sim SCENARIO.json [--seed N] [--repeat K] [--no-timeseries]
 //!
