@@ -430,6 +430,12 @@ class Gen:
         prob = lambda hi: self.r.choice([0.0, 1.0]) if self.ext() else round(self.r.uniform(0, hi), 6)  # noqa: E731
         if kind == "bernoulli":
             return {"kind": "bernoulli", "p": prob(0.1)}
+        if self.p(0.3):
+            # The error-rate form (docs/scenarios.md): e below L / (L + 1).
+            burst = self.r.choice([1, 3, round(self.r.uniform(1, 50), 3)])
+            self.use("loss.gilbert_elliott.error_rate")
+            return {"kind": "gilbert_elliott", "error_rate": round(self.r.uniform(0, min(0.3, burst / (burst + 1) * 0.999)), 6),
+                    "mean_burst": burst}
         t = {"kind": "gilbert_elliott", "p_good_to_bad": prob(0.05), "p_bad_to_good": self.r.choice([prob(1.0), 0.3])}
         if self.p(0.5):
             t["loss_good"] = prob(0.02)
@@ -2133,7 +2139,8 @@ def coverage_gaps(used: set[str] | Counter) -> list[str]:
     want |= {f"queue.discipline.{d}" for d in s.variants()["discipline"]}
     want |= {"elements.bsf", "elements.bsf.formulas"} | {f"elements.bsf.{k}" for k in s.ELEMENT_KEYS["bsf"]}
     want |= {"defaults.tcp", "defaults.receiver_tcp", "defaults.read", "trace.shipped", "trace.generated", "queue.unlimited",
-             "queue.packets", "queue.bytes", "queue.table", "loss.bernoulli", "loss.gilbert_elliott", "loss.none"}
+             "queue.packets", "queue.bytes", "queue.table", "loss.bernoulli", "loss.gilbert_elliott", "loss.none",
+             "loss.gilbert_elliott.error_rate"}
     return sorted(k for k in want if k not in used)
 
 

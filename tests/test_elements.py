@@ -98,3 +98,29 @@ def test_elements_must_be_an_array_of_tables(tmp_path):
     text = base_station(element=None).replace('name = "bs"', 'name = "bs"\nelements = "bsf"', 1)
     r = cli("validate", str(write(tmp_path, text)))
     assert r.returncode == 2 and "elements: expected an array of tables" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("e, burst", [(0.01, 1), (0.05, 3), (0.1, 2.5)])
+def test_an_error_rate_and_burst_length_map_onto_gilbert_elliott(tmp_path, e, burst):
+    text = base_station(element=None).replace(
+        'loss = { kind = "gilbert_elliott", p_good_to_bad = 0.02, p_bad_to_good = 0.3 }',
+        f'loss = {{ kind = "gilbert_elliott", error_rate = {e}, mean_burst = {burst} }}')
+    sc = tcplab.load(write(tmp_path, text))
+    wl = next(l for l in sc.canonical["topology"]["links"] if l["name"] == "wireless")
+    ge = wl["loss"]
+    assert ge["p_bad_to_good"] == pytest.approx(1 / burst)
+    # The stationary share of the bad state is the error rate.
+    assert ge["p_good_to_bad"] / (ge["p_good_to_bad"] + ge["p_bad_to_good"]) == pytest.approx(e)
+    assert (ge["loss_good"], ge["loss_bad"]) == (0.0, 1.0)
+    # And a long run loses that share of packets (the chain steps once per packet).
+    r = tcplab.run(sc.with_overrides({"duration": "200s"}))
+    link = next(l for l in r.summary["links"] if l["name"] == "wireless")
+    assert link["drops"]["loss"] / link["tx_packets"] == pytest.approx(e, rel=0.15)
+
+
+def test_an_error_rate_too_high_for_its_bursts_is_refused(tmp_path):
+    text = base_station(element=None).replace(
+        'loss = { kind = "gilbert_elliott", p_good_to_bad = 0.02, p_bad_to_good = 0.3 }',
+        'loss = { kind = "gilbert_elliott", error_rate = 0.6, mean_burst = 1 }')
+    r = cli("validate", str(write(tmp_path, text)))
+    assert r.returncode == 2 and "error_rate: 0.6 is too high for bursts of 1 packets" in r.stderr, r.stderr

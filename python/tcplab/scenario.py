@@ -371,6 +371,23 @@ class _Parser:
         if kind == "bernoulli":
             t = c.table(v, path, ["kind", "p"], ["p"])
             return {"kind": "bernoulli", "p": c.probability(t["p"], _join(path, "p"))}
+        if "error_rate" in v or "mean_burst" in v:
+            # The form papers give ("error rate 1% to 10%", BSF section IV): a mean loss rate
+            # e and a mean burst of L packets, every packet lost in the bad state and none in
+            # the good one. The bad state lasts 1/p_bad_to_good packets on average, so
+            # p_bad_to_good = 1/L; the stationary share of the bad state,
+            # p_good_to_bad / (p_good_to_bad + p_bad_to_good), must equal e.
+            t = c.table(v, path, ["kind", "error_rate", "mean_burst"], ["error_rate", "mean_burst"])
+            e = c.probability(t["error_rate"], _join(path, "error_rate"))
+            burst = t["mean_burst"]
+            if isinstance(burst, bool) or not isinstance(burst, (int, float)) or not math.isfinite(burst) or burst < 1:
+                raise c.error(_join(path, "mean_burst"), f"expected a mean burst of at least 1 packet (e.g. 3), got {_show(burst)}")
+            if e >= burst / (burst + 1):
+                raise c.error(_join(path, "error_rate"), f"{e} is too high for bursts of {burst:g} packets: the good state "
+                              f"would last less than one packet (at most {burst / (burst + 1):.4g})")
+            p_bg = 1.0 / burst
+            return {"kind": "gilbert_elliott", "p_good_to_bad": e / (1.0 - e) * p_bg, "p_bad_to_good": p_bg,
+                    "loss_good": 0.0, "loss_bad": 1.0}
         t = c.table(v, path, ["kind", "p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"], ["p_good_to_bad", "p_bad_to_good"])
         return {
             "kind": "gilbert_elliott",

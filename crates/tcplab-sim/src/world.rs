@@ -105,6 +105,9 @@ struct LinkState {
     dropped_loss: u64,
     tx_pkts: u64,
     tx_bytes: u64,
+    /// The node this link leads to has elements (checked on every arrival, from the link
+    /// state already in cache, before looking up which).
+    to_elements: bool,
     /// Wire bytes of the latest transmission (excluded from the capacity check when its
     /// departure lies beyond representable time: it never leaves).
     last_tx_bytes: u32,
@@ -316,6 +319,7 @@ impl World {
                 tx_pkts: 0,
                 tx_bytes: 0,
                 last_tx_bytes: 0,
+                to_elements: false,
                 delivered: 0,
                 max_queue_pkts: 0,
                 max_queue_bytes: 0,
@@ -546,6 +550,10 @@ impl World {
             }
             r.1 = i as u32 + 1;
         }
+        for l in &mut self.links {
+            let (first, last) = self.node_elements[l.to];
+            l.to_elements = first != last;
+        }
     }
 
     fn violation(&mut self, msg: String) {
@@ -600,16 +608,7 @@ impl World {
                     }
                 }
                 Event::AppRead(f) => self.on_app_read_tick(now, f as usize),
-                Event::ElementTimer(i) => {
-                    let i = i as usize;
-                    if self.elements[i].wake != now {
-                        continue; // stale
-                    }
-                    self.elements[i].wake = Instant::MAX;
-                    let view = LinksView(&self.links);
-                    self.elements[i].elem.on_timer(now, &view, &mut self.acts);
-                    self.apply_actions(now, i);
-                }
+                Event::ElementTimer(i) => self.on_element_timer(now, i as usize),
                 Event::Sample => {
                     self.sample(now);
                     let next = now + self.record.interval;
@@ -970,16 +969,52 @@ impl World {
             .expect("LinkArrive with an empty delay line");
         debug_assert_eq!(at, now);
         link.delivered += 1;
-        let node = link.to;
+        let to_elements = link.to_elements;
         if let Some(&(next, _)) = link.delay_line.front() {
             self.q.schedule(next, Event::LinkArrive(l as u32));
         }
         p.hop += 1;
-        let (first, last) = self.node_elements[node];
-        if first != last && !self.run_elements(now, l, &mut p, first as usize, last as usize) {
+        if to_elements {
+            self.arrive_at_elements(now, l, p);
             return;
         }
-        self.forward(now, p);
+        // No elements (the common case): straight on, with no copy of the packet beyond the
+        // one the link's delay line hands over (measured: a shared path that lends the packet
+        // to elements cost 5% more instructions per packet on dumbbell-10).
+        let f = p.flow as usize;
+        let route = if p.from_sender {
+            &self.flows[f].route_fwd
+        } else {
+            &self.flows[f].route_rev
+        };
+        if (p.hop as usize) < route.len() {
+            let next = route[p.hop as usize] as usize;
+            self.link_enqueue(now, next, p);
+        } else {
+            self.deliver(now, p);
+        }
+    }
+
+    /// A packet arriving at a node with elements: they see it in order, then it goes on
+    /// unless one of them kept it.
+    #[inline(never)]
+    fn arrive_at_elements(&mut self, now: Instant, l: usize, mut p: Packet) {
+        let (first, last) = self.node_elements[self.links[l].to];
+        if self.run_elements(now, l, &mut p, first as usize, last as usize) {
+            self.forward(now, p);
+        }
+    }
+
+    /// An element's timer: live only at its current wake-up time.
+    #[inline(never)]
+    fn on_element_timer(&mut self, now: Instant, i: usize) {
+        if self.elements[i].wake != now {
+            return; // stale
+        }
+        self.elements[i].wake = Instant::MAX;
+        let view = LinksView(&self.links);
+        self.elements[i].elem.on_timer(now, &view, &mut self.acts);
+        self.apply_actions(now, i);
     }
 
     /// Sends `p` on from the node it is at: onto its route's next link (`p.hop`), or to its
@@ -1042,6 +1077,7 @@ impl World {
 
     /// Carries out what element `i` asked for: packets it created leave its node, packets it
     /// released continue, and its timer is set.
+    #[inline(never)]
     fn apply_actions(&mut self, now: Instant, i: usize) {
         let mut acts = std::mem::take(&mut self.acts);
         let node = self.elements[i].node;
