@@ -416,9 +416,30 @@ class Gen:
             if self.p(0.8):
                 t["discipline"] = self.r.choice(self.disciplines)
                 self.use(f"queue.discipline.{t['discipline']}")
+                if t["discipline"] == "red" and self.p(0.7):
+                    t.update(self.red())
             self.use("queue.table")
             return t
         return limit
+
+    def red(self) -> dict[str, Any]:
+        """Valid RED parameters (docs/scenarios.md): both thresholds or neither (an explicit
+        max_th below the automatic min_th is an error)."""
+        r = self.r
+        t: dict[str, Any] = {}
+        if self.p(0.6):
+            lo = r.choice([1, 5, r.uniform(0.5, 50)])
+            t["min_th"], t["max_th"] = lo, lo + r.choice([1, 10, r.uniform(0.1, 100)])
+        for key, value in [("max_p", r.choice([0.02, 0.1, 1, r.uniform(1e-6, 1)])),
+                           ("weight", r.choice(["auto", 0.002, 1, r.uniform(1e-6, 1)])),
+                           ("mark_p", r.choice([0, 0.1, r.random()])),
+                           ("mean_pktsize", self.size(r.choice([500, 1000, r.randint(1, 9000)])))]:
+            if self.p(0.4):
+                t[key] = value
+        for key in ("gentle", "wait", "ecn", "use_mark_p", "byte_mode", "queue_in_bytes"):
+            if self.p(0.3):
+                t[key] = self.p(0.5)
+        return t
 
     def loss(self) -> Any:
         kind = self.r.choice(["none", "none-table", "bernoulli", "gilbert_elliott"])
@@ -1124,7 +1145,8 @@ class Mutator:
                 return f"{dotted(lp)}.delay_changes damaged"
 
             def queue_bad() -> str:
-                link["queue"] = r.choice([{"discipline": "drop_head"}, {"limit": "10pkts", "discipline": "red"}, "0pkts",
+                link["queue"] = r.choice([{"discipline": "drop_head"}, {"limit": "10pkts", "discipline": "red", "min_th": 15, "max_th": 5},
+                                          {"limit": "10pkts", "discipline": "red", "max_p": 0}, {"limit": "10pkts", "discipline": "codel"}, "0pkts",
                                           {"limit": "unlimited", "discipline": "drop_tail", "x": 1}, "infinite", 100])
                 return f"{dotted(lp)}.queue = {link['queue']!r}"
 

@@ -265,22 +265,74 @@ def test_file_hash_is_of_the_file_bytes(tmp_path: Path):
     assert tcplab.load(p).sha256 != hashlib.sha256(src).hexdigest()
 
 
+def test_red_queue_mapping_and_ns2_defaults():
+    d = json.loads(json.dumps(P2P))
+    d["topology"]["downlink"]["queue"] = {"limit": "100pkts", "discipline": "red", "min_th": 5, "max_th": 15, "weight": 0.002, "max_p": 0.1, "gentle": False, "ecn": True}
+    d["topology"]["uplink"]["queue"] = {"limit": "50pkts", "discipline": "red"}
+    c = load(d).canonical["topology"]
+    assert c["downlink"]["queue"] == {
+        "discipline": "red", "limit_packets": 100, "limit_bytes": None,
+        "red": {"min_th": 5.0, "max_th": 15.0, "max_p": 0.1, "q_weight": 0.002, "gentle": False, "wait": True, "ecn": True,
+                "use_mark_p": True, "mark_p": 0.1, "bytes": True, "queue_in_bytes": True, "mean_pktsize": 500},
+    }
+    # ns-2.35's defaults (tcl/lib/ns-default.tcl): automatic thresholds and weight, gentle, byte mode.
+    assert c["uplink"]["queue"]["red"] == {"min_th": 0.0, "max_th": 0.0, "max_p": 0.1, "q_weight": -1.0, "gentle": True, "wait": True,
+                                           "ecn": False, "use_mark_p": True, "mark_p": 0.1, "bytes": True, "queue_in_bytes": True, "mean_pktsize": 500}
+    again = json.loads(_tcplab.check_scenario_json(json.dumps(load(d).canonical)))
+    assert again["topology"]["downlink"]["queue"] == c["downlink"]["queue"]
+
+
+@pytest.mark.parametrize(
+    "queue, message",
+    [
+        ({"min_th": 15, "max_th": 5}, "link 'downlink': queue.min_th: must be less than queue.max_th, got min_th 15 and max_th 5 packets"),
+        ({"min_th": 5, "max_th": 5}, "queue.min_th: must be less than queue.max_th"),
+        ({"min_th": 30, "max_th": "auto"}, None),  # valid: max_th = 3 min_th
+        ({"max_th": 4}, "got min_th 6.25 (automatic) and max_th 4 packets"),
+        ({"max_p": 0}, "link 'downlink': queue.max_p: must be in (0, 1], got 0"),
+        ({"max_p": 1.5}, "queue.max_p: must be in (0, 1], got 1.5"),
+        ({"weight": 1.5}, "queue.weight: must be in (0, 1]"),
+        ({"weight": -0.5}, "queue.weight: must be in (0, 1]"),
+        ({"min_th": -1}, "queue.min_th: must be at least 0"),
+        ({"mark_p": 2}, "queue.mark_p: must be in [0, 1]"),
+        ({"gentle": "yes"}, "topology.downlink.queue.gentle: expected true or false"),
+        ({"max_p": "0.1"}, "topology.downlink.queue.max_p: expected a number"),
+    ],
+)
+def test_red_bad_values_name_the_key(queue, message):
+    d = json.loads(json.dumps(P2P))
+    d["topology"]["downlink"]["queue"] = {"limit": "100pkts", "discipline": "red", **queue}
+    if message is None:
+        load(d)
+        return
+    with pytest.raises(tcplab.ScenarioError) as e:
+        load(d)
+    assert message in str(e.value), str(e.value)
+
+
+def test_red_keys_only_with_red():
+    d = json.loads(json.dumps(P2P))
+    d["topology"]["downlink"]["queue"] = {"limit": "100pkts", "min_th": 5}
+    with pytest.raises(tcplab.ScenarioError, match=r'topology.downlink.queue.min_th: a RED parameter: only with discipline = "red" \(this queue is "drop_tail"\)'):
+        load(d)
+
+
 def test_variants_come_from_rust():
     from tcplab.scenario import variants
 
     v = variants()
     assert "newreno" in v["cc"] and "cubic" in v["cc"]
     assert v["fc"][0] == "classic"
-    assert v["discipline"] == ["drop_tail", "drop_head"]
+    assert v["discipline"] == ["drop_tail", "drop_head", "red"]
 
 
 def test_every_key_is_documented():
-    from tcplab.scenario import FLOW_KEYS, LINK_KEYS, TCP_KEYS, TOP_KEYS
+    from tcplab.scenario import FLOW_KEYS, LINK_KEYS, RED_KEYS, TCP_KEYS, TOP_KEYS
 
     from conftest import REPO
 
     doc = (REPO / "docs" / "scenarios.md").read_text()
-    for key in TOP_KEYS + LINK_KEYS + TCP_KEYS + FLOW_KEYS + ["interval", "timeseries", "exact_percentiles", "pcap", "pairs", "nodes"]:
+    for key in TOP_KEYS + LINK_KEYS + TCP_KEYS + FLOW_KEYS + RED_KEYS + ["interval", "timeseries", "exact_percentiles", "pcap", "pairs", "nodes"]:
         assert f"`{key}`" in doc or f"`[{key}]`" in doc or f"`[[{key}]]`" in doc, key
 
 

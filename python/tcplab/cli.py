@@ -285,7 +285,8 @@ def _summary_table(s: dict[str, Any]) -> str:
             f"{l['capacity_mbps']:.3f}",
             f"{l['utilization'] * 100:.1f}",
             str(l["tx_packets"]),
-            f"{l['drops']['queue']}/{l['drops']['loss']}",
+            # RED links also report their CE marks (kept packets, not drops).
+            f"{l['drops']['queue']}/{l['drops']['loss']}" + ("" if l["drops"].get("marks") is None else f" ({l['drops']['marks']} CE)"),
             str(l["max_queue_packets"]),
         )
         for l in s.get("links", [])

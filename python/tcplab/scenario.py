@@ -212,6 +212,8 @@ ELEMENT_KEYS: dict[str, list[str]] = {
     "bsf": ["link", "weight", "total_buffer", "udp_buffer", "sessions", "bsf_thresh", "flush_thresh",
             "ecn_history", "zwa_copies", "record_ttl"],
 }
+# RED's keys in a `queue` table (discipline = "red"), after ns-2.35's Queue/RED parameters.
+RED_KEYS = ["min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "use_mark_p", "mark_p", "byte_mode", "queue_in_bytes", "mean_pktsize"]
 LINK_KEYS = ["rate", "slot", "trace", "opportunity", "delay", "delay_changes", "queue", "loss", "header_bytes"]
 TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
@@ -339,21 +341,60 @@ class _Parser:
         c = self.c
         disc = "drop_tail"
         limit: Any = v
+        red: dict[str, Any] | None = None
         if isinstance(v, dict):
-            t = c.table(v, path, ["limit", "discipline"], ["limit"])
+            t = c.table(v, path, ["limit", "discipline", *RED_KEYS], ["limit"])
             limit = t["limit"]
             disc = c.get(t, "discipline", path, c.choice(variants()["discipline"]), "drop_tail")
+            if disc == "red":
+                red = self.red(t, path)
+            else:
+                for key in RED_KEYS:
+                    if key in t:
+                        raise c.error(_join(path, key), f'a RED parameter: only with discipline = "red" (this queue is "{disc}")')
             path = _join(path, "limit")
+        out: dict[str, Any] = {"discipline": disc}
         if limit == "unlimited":
-            return {"discipline": disc, "limit_packets": None, "limit_bytes": None}
-        try:
-            kind, n = units.parse_queue_limit(limit)
-        except units.UnitError as e:
-            raise c.error(path, f'{e} (or "unlimited")') from None
+            out.update({"limit_packets": None, "limit_bytes": None})
+        else:
+            try:
+                kind, n = units.parse_queue_limit(limit)
+            except units.UnitError as e:
+                raise c.error(path, f'{e} (or "unlimited")') from None
+            out.update({"limit_packets": n if kind == "packets" else None, "limit_bytes": n if kind == "bytes" else None})
+        if red is not None:
+            out["red"] = red
+        return out
+
+    def red(self, t: Mapping[str, Any], path: str) -> dict[str, Any]:
+        """RED's keys (docs/scenarios.md), in ns-2.35's units and with its defaults; the
+        ranges (max_p in (0, 1], min_th < max_th, ...) are checked by the Rust validator."""
+        c = self.c
+
+        def number(v: Any, p: str) -> float:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+                raise c.error(p, f"expected a number, got {_show(v)}")
+            return float(v)
+
+        def auto(code: float) -> Callable[[Any, str], float]:
+            def conv(v: Any, p: str) -> float:
+                return code if v == "auto" else number(v, p)
+
+            return conv
+
         return {
-            "discipline": disc,
-            "limit_packets": n if kind == "packets" else None,
-            "limit_bytes": n if kind == "bytes" else None,
+            "min_th": c.get(t, "min_th", path, auto(0.0), 0.0),
+            "max_th": c.get(t, "max_th", path, auto(0.0), 0.0),
+            "max_p": c.get(t, "max_p", path, number, 0.1),
+            "q_weight": c.get(t, "weight", path, auto(-1.0), -1.0),
+            "gentle": c.get(t, "gentle", path, c.boolean, True),
+            "wait": c.get(t, "wait", path, c.boolean, True),
+            "ecn": c.get(t, "ecn", path, c.boolean, False),
+            "use_mark_p": c.get(t, "use_mark_p", path, c.boolean, True),
+            "mark_p": c.get(t, "mark_p", path, number, 0.1),
+            "bytes": c.get(t, "byte_mode", path, c.boolean, True),
+            "queue_in_bytes": c.get(t, "queue_in_bytes", path, c.boolean, True),
+            "mean_pktsize": c.get(t, "mean_pktsize", path, c.size(), 500),
         }
 
     def loss(self, v: Any, path: str) -> dict[str, Any]:

@@ -230,6 +230,9 @@ pub enum Discipline {
     #[default]
     DropTail,
     DropHead,
+    /// Random Early Detection as ns-2.35's `Queue/RED` (queue/red.rs); parameters in
+    /// `QueueSpec::red`.
+    Red,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -240,6 +243,10 @@ pub struct QueueSpec {
     pub limit_packets: Option<u64>,
     /// Capacity in bytes (wire bytes: IP length plus link header).
     pub limit_bytes: Option<u64>,
+    /// RED's parameters (`discipline = red` only; None there means ns-2's defaults).
+    /// Absent from the JSON of other disciplines, so their scenarios read as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red: Option<RedSpec>,
 }
 
 impl Default for QueueSpec {
@@ -248,6 +255,60 @@ impl Default for QueueSpec {
             discipline: Discipline::DropTail,
             limit_packets: Some(1000),
             limit_bytes: None,
+            red: None,
+        }
+    }
+}
+
+/// RED parameters with ns-2.35's names and defaults (tcl/lib/ns-default.tcl). Zero and
+/// negative values keep ns-2's meaning of "automatic" where ns-2 gives them one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RedSpec {
+    /// `thresh_`, packets (scaled by `mean_pktsize` when `queue_in_bytes`); 0 = automatic:
+    /// max(5, half the packets the link sends in 5 ms).
+    pub min_th: f64,
+    /// `maxthresh_`, packets; 0 = automatic: 3 min_th.
+    pub max_th: f64,
+    /// `1 / linterm_`: the drop probability at max_th.
+    pub max_p: f64,
+    /// `q_weight_`: in (0, 1], or ns-2's automatic settings 0 (1 - exp(-1/C)), -1 (the
+    /// default: 1 - exp(-1/(10 RTT C)), RTT = max(0.1 s, 3 (delay + 1/C))) and -2
+    /// (1 - exp(-10/C)), C the link's rate in mean-sized packets per second.
+    pub q_weight: f64,
+    /// `gentle_`: between max_th and 2 max_th the probability rises from max_p to 1.
+    pub gentle: bool,
+    /// `wait_`: no drop until 1/pb arrivals after the last one.
+    pub wait: bool,
+    /// `setbit_`: mark ECN-capable packets CE instead of dropping them early.
+    pub ecn: bool,
+    /// `use_mark_p_`: mark only while the base probability is below `mark_p`, drop above.
+    pub use_mark_p: bool,
+    /// `mark_p_`.
+    pub mark_p: f64,
+    /// `bytes_`: byte mode (the probability scales with the packet's size).
+    pub bytes: bool,
+    /// `queue_in_bytes_`: the average (and thresholds) in bytes.
+    pub queue_in_bytes: bool,
+    /// `mean_pktsize_`, bytes.
+    pub mean_pktsize: u32,
+}
+
+impl Default for RedSpec {
+    fn default() -> Self {
+        RedSpec {
+            min_th: 0.0,
+            max_th: 0.0,
+            max_p: 0.1,
+            q_weight: -1.0,
+            gentle: true,
+            wait: true,
+            ecn: false,
+            use_mark_p: true,
+            mark_p: 0.1,
+            bytes: true,
+            queue_in_bytes: true,
+            mean_pktsize: 500,
         }
     }
 }

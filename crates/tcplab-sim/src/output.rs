@@ -93,6 +93,41 @@ pub struct Drops {
     pub queue: u64,
     /// Dropped by the link's loss model.
     pub loss: u64,
+    /// Kept with CE set by the queue (RED links only; absent elsewhere). Not drops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marks: Option<u64>,
+}
+
+/// What a RED queue did over the run (ns-2's counterparts in brackets).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct RedSummary {
+    /// Every arrival at the link, those sent straight onto an idle link included.
+    pub arrivals: u64,
+    /// Random drops between the thresholds and in the gentle region (ns-2 "unforced").
+    pub early_drops: u64,
+    /// Buffer overflows (ns-2 "forced").
+    pub forced_drops: u64,
+    /// CE marks (ECN-capable packets chosen early, kept).
+    pub marks: u64,
+    /// Mean over arrivals of the average queue after its update (ns-2's `ave_` trace),
+    /// in packets or, with `queue_in_bytes`, bytes.
+    pub mean_ave: f64,
+    /// Mean over arrivals of the backlog each found (ns-2's `curq_` trace).
+    pub mean_curq: f64,
+}
+
+impl From<crate::queue::RedStats> for RedSummary {
+    fn from(s: crate::queue::RedStats) -> Self {
+        let n = s.arrivals.max(1) as f64;
+        RedSummary {
+            arrivals: s.arrivals,
+            early_drops: s.early_drops,
+            forced_drops: s.forced_drops,
+            marks: s.marks,
+            mean_ave: s.ave_sum / n,
+            mean_curq: s.curq_sum / n,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,6 +143,9 @@ pub struct LinkSummary {
     pub drops: Drops,
     pub max_queue_packets: u64,
     pub max_queue_bytes: u64,
+    /// RED links only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red: Option<RedSummary>,
 }
 
 /// Long-form time series: row i is `(time_ns[i], entities[entity[i]], metrics[metric[i]], value[i])`.

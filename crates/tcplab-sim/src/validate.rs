@@ -7,7 +7,7 @@
 //! creates no file, and reads no trace (trace files are parsed by `MahimahiTrace::parse`
 //! when a scenario is loaded and again when it is built).
 
-use crate::config::{RateSpec, ReadProfile, Scenario};
+use crate::config::{Discipline, LinkSpec, RateSpec, ReadProfile, Scenario};
 use crate::engine::MAX_INDEX;
 use crate::link::RateModel;
 use crate::loss::LossModel;
@@ -77,6 +77,7 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
                 l.name
             )));
         }
+        check_red(&l.spec).map_err(|m| cfg(format!("link '{}': {m}", l.name)))?;
     }
     for p in &scn.record.pcap {
         if graph.link(&p.link).is_none() {
@@ -200,6 +201,89 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
         crate::element::build_all(scn, &graph, &mut routes)?;
     }
     Ok(graph)
+}
+
+/// RED's parameters (config::RedSpec), each error naming the scenario key. Thresholds are
+/// compared after ns-2's automatic values are resolved for this link, as RED will use them.
+fn check_red(l: &LinkSpec) -> Result<(), String> {
+    let q = &l.queue;
+    let Some(r) = &q.red else {
+        return Ok(());
+    };
+    if q.discipline != Discipline::Red {
+        return Err("queue.red: RED parameters need discipline = \"red\"".into());
+    }
+    let finite = |k: &str, v: f64| {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(format!("queue.{k}: must be a finite number, got {v}"))
+        }
+    };
+    for (k, v) in [
+        ("min_th", r.min_th),
+        ("max_th", r.max_th),
+        ("max_p", r.max_p),
+        ("weight", r.q_weight),
+        ("mark_p", r.mark_p),
+    ] {
+        finite(k, v)?;
+    }
+    if r.min_th < 0.0 || r.max_th < 0.0 {
+        let (k, v) = if r.min_th < 0.0 {
+            ("min_th", r.min_th)
+        } else {
+            ("max_th", r.max_th)
+        };
+        return Err(format!(
+            "queue.{k}: must be at least 0 packets (or \"auto\"), got {v}"
+        ));
+    }
+    if !(r.max_p > 0.0 && r.max_p <= 1.0) {
+        return Err(format!("queue.max_p: must be in (0, 1], got {}", r.max_p));
+    }
+    if !((r.q_weight > 0.0 && r.q_weight <= 1.0) || [0.0, -1.0, -2.0].contains(&r.q_weight)) {
+        return Err(format!(
+            "queue.weight: must be in (0, 1], \"auto\", or ns-2's automatic codes 0, -1, -2; got {}",
+            r.q_weight
+        ));
+    }
+    if !(0.0..=1.0).contains(&r.mark_p) {
+        return Err(format!("queue.mark_p: must be in [0, 1], got {}", r.mark_p));
+    }
+    if r.mean_pktsize == 0 {
+        return Err("queue.mean_pktsize: must be at least 1 byte".into());
+    }
+    // Automatic thresholds depend on the link's rate; a trace link's rate is known only
+    // once its file is read, so there only explicit thresholds are compared here.
+    let bps = match &l.rate {
+        RateSpec::Trace { .. } => None, // (validation reads no trace file)
+        spec => RateModel::from_spec(spec).ok().map(|m| m.mean_rate_bps()),
+    };
+    let explicit = r.min_th != 0.0 && r.max_th != 0.0;
+    if let Some(bps) = bps.or(if explicit { Some(1e6) } else { None }) {
+        let p = crate::queue::RedParams::resolve(r, bps, l.delay);
+        if p.th_min >= p.th_max {
+            let show = |v: f64, auto: bool| {
+                if auto {
+                    format!("{v} (automatic)")
+                } else {
+                    format!("{v}")
+                }
+            };
+            let unit = if r.queue_in_bytes {
+                r.mean_pktsize as f64
+            } else {
+                1.0
+            };
+            return Err(format!(
+                "queue.min_th: must be less than queue.max_th, got min_th {} and max_th {} packets",
+                show(p.th_min / unit, r.min_th == 0.0),
+                show(p.th_max / unit, r.max_th == 0.0)
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn prefix(e: SimError, p: &str) -> SimError {

@@ -9,8 +9,8 @@ use crate::engine::{Event, EventQueue};
 use crate::link::{MahimahiTrace, RateModel, TraceRate};
 use crate::loss::LossModel;
 use crate::output::{
-    Drops, ElementSummary, FlowSummary, Invariants, LinkSummary, RunOutput, Summary, TimeSeries,
-    SUMMARY_SCHEMA,
+    Drops, ElementSummary, FlowSummary, Invariants, LinkSummary, RedSummary, RunOutput, Summary,
+    TimeSeries, SUMMARY_SCHEMA,
 };
 use crate::packet::Packet;
 use crate::pcap::PcapWriter;
@@ -294,12 +294,20 @@ impl World {
             .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             let loss = LossModel::from_spec(&l.spec.loss)
                 .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
+            // RED takes the link's rate and delay as ns-2's does, and its own random stream.
+            let queue = Queue::for_link(
+                &l.spec.queue,
+                l.spec.header_bytes,
+                rate.mean_rate_bps(),
+                l.spec.delay,
+                Rng::derive(scn.seed, i as u64, "link-queue"),
+            );
             links.push(LinkState {
                 name: l.name.clone(),
                 from: l.from,
                 to: l.to,
                 rate,
-                queue: Queue::new(&l.spec.queue, l.spec.header_bytes),
+                queue,
                 loss,
                 rng: Rng::derive(scn.seed, i as u64, "link-loss"),
                 delay: l.spec.delay,
@@ -869,6 +877,7 @@ impl World {
             // that must wait cost a departure event, so uncongested links (access links, the
             // ACK path) schedule one event per packet instead of two.
             debug_assert!(link.queue.is_empty());
+            link.queue.note_idle_arrival(now, link.busy_until, &pkt);
             self.transmit(now, l, pkt);
             return;
         }
@@ -1434,7 +1443,9 @@ impl World {
                     drops: Drops {
                         queue: l.dropped_queue,
                         loss: l.dropped_loss,
+                        marks: l.queue.red_stats().map(|r| r.marks),
                     },
+                    red: l.queue.red_stats().map(RedSummary::from),
                     max_queue_packets: l.max_queue_pkts,
                     max_queue_bytes: l.max_queue_bytes,
                 }

@@ -256,6 +256,7 @@ fn trace_link_runs_a_real_cellular_trace() {
             discipline: Discipline::DropTail,
             limit_packets: Some(500),
             limit_bytes: None,
+            red: None,
         },
         loss: LossSpec::None,
         header_bytes: 0,

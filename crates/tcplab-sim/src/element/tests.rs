@@ -18,6 +18,7 @@ fn link(bps: u64, delay_ms: u64, queue: u64) -> LinkSpec {
             discipline: Discipline::DropTail,
             limit_packets: Some(queue),
             limit_bytes: None,
+            red: None,
         },
         loss: LossSpec::None,
         header_bytes: 0,

@@ -14,6 +14,7 @@ pub fn fixed(bps: u64, delay_ms: u64, queue_pkts: u64) -> LinkSpec {
             discipline: Discipline::DropTail,
             limit_packets: Some(queue_pkts),
             limit_bytes: None,
+            red: None,
         },
         loss: LossSpec::None,
         header_bytes: 0,
