@@ -273,33 +273,35 @@ fn without_ecn_nothing_is_ect_and_ece_is_ignored() {
 #[test]
 fn receiver_acks_a_ce_at_once_and_echoes_ece_until_cwr() {
     let (mut b, _) = server(true, Flags::ECE | Flags::CWR);
-    // Without a mark the first full segment waits for the delayed-ACK timer.
+    // Without a mark a lone full segment waits for the delayed-ACK timer (or a second
+    // segment); the ACK has no ECE.
     b.handle_segment(ms(100), &peer_data(0, Ecn::Ect0, Flags::NONE));
     assert!(drain(&mut b, ms(100)).is_empty());
-    // A CE-marked segment is ACKed at once, with ECE (RFC 3168 6.1.3; see
+    b.handle_segment(ms(101), &peer_data(1000, Ecn::Ect0, Flags::NONE));
+    assert_eq!(one(&mut b, ms(101)).flags, Flags::ACK);
+    // A lone CE-marked segment is ACKed at once, with ECE (RFC 3168 6.1.3; see
     // `Endpoint::ecn_on_data` for why at once).
-    b.handle_segment(ms(101), &peer_data(1000, Ecn::Ce, Flags::NONE));
-    let a1 = one(&mut b, ms(101));
+    b.handle_segment(ms(102), &peer_data(2000, Ecn::Ce, Flags::NONE));
+    let a1 = one(&mut b, ms(102));
     assert_eq!(
-        (a1.ack, a1.flags),
-        (SeqNo(IRS + 1 + 2000), Flags::ACK | Flags::ECE)
+        (a1.ack, a1.flags, a1.ecn),
+        (SeqNo(IRS + 1 + 3000), Flags::ACK | Flags::ECE, Ecn::NotEct)
     );
-    assert_eq!(a1.ecn, Ecn::NotEct);
     // Unmarked segments after it: every ACK still carries ECE (delayed ACKs: one per two
-    // segments, and the timer's).
+    // segments).
     let mut acks = Vec::new();
-    for (i, t) in (2..6).zip(102..) {
+    for (i, t) in (3..7).zip(103..) {
         b.handle_segment(ms(t), &peer_data(i * 1000, Ecn::Ect0, Flags::NONE));
         acks.extend(drain(&mut b, ms(t)));
     }
     assert_eq!(acks.len(), 2);
     assert!(acks.iter().all(|s| s.flags == Flags::ACK | Flags::ECE));
     // The segment with CWR ends the echo: its ACK (and all after) have no ECE.
-    b.handle_segment(ms(110), &peer_data(6000, Ecn::Ect0, Flags::CWR));
-    b.handle_segment(ms(111), &peer_data(7000, Ecn::Ect0, Flags::NONE));
+    b.handle_segment(ms(110), &peer_data(7000, Ecn::Ect0, Flags::CWR));
+    b.handle_segment(ms(111), &peer_data(8000, Ecn::Ect0, Flags::NONE));
     let a2 = one(&mut b, ms(111));
-    assert_eq!((a2.ack, a2.flags), (SeqNo(IRS + 1 + 8000), Flags::ACK));
-    b.handle_segment(ms(112), &peer_data(8000, Ecn::Ect0, Flags::NONE));
+    assert_eq!((a2.ack, a2.flags), (SeqNo(IRS + 1 + 9000), Flags::ACK));
+    b.handle_segment(ms(112), &peer_data(9000, Ecn::Ect0, Flags::NONE));
     let t = b.timer(Timer::DelayedAck).unwrap();
     b.handle_timeout(t);
     assert_eq!(one(&mut b, t).flags, Flags::ACK);
