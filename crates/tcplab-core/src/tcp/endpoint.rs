@@ -1634,6 +1634,11 @@ impl Endpoint {
         self.mss
     }
 
+    /// The configuration this endpoint was created with.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
     /// Whether ECN is in use on this connection (RFC 3168 6.1.1: both ends asked).
     pub fn ecn_negotiated(&self) -> bool {
         self.ecn_ok
