@@ -400,22 +400,88 @@ fn one_reduction_per_window_and_cwr_once_on_the_next_new_segment() {
 #[test]
 fn a_loss_in_the_window_of_an_ece_reduction_does_not_reduce_again() {
     // RFC 3168 6.1.2: "the congestion window should be reduced only once in response to a
-    // series of dropped and/or CE packets from a single window of data". Segment 2000 is
-    // lost; the ACK of 2000 carries ECE; then three duplicate ACKs of 2000.
+    // series of dropped and/or CE packets from a single window of data". The ACK of 2000
+    // carries ECE (reduction to 4000); segment 8000, sent before the reduction, is lost.
     let mut a = ecn_sender();
     a.handle_segment(ms(150), &ece_ack(2000));
     assert_eq!((a.ssthresh(), a.cwnd()), (4000, 4000));
-    for t in 151..154 {
-        a.handle_segment(ms(t), &ece_ack(2000));
+    for (t, off) in [(151, 4000), (152, 6000)] {
+        a.handle_segment(ms(t), &ece_ack(off));
+        assert!(drain(&mut a, ms(t)).is_empty());
     }
-    // Fast retransmit of 2000 (the loss is still repaired), no second reduction: RFC 6582
-    // recovery at cwnd = ssthresh + 3 SMSS with the ECE's ssthresh.
+    a.handle_segment(ms(153), &ece_ack(8000));
+    let v = drain(&mut a, ms(153));
+    assert_eq!(offs(&v), vec![10_000, 11_000]);
+    assert!(v[0].flags.cwr());
+    // Duplicate ACKs of 8000 as 9000, 10000 (with CWR: the echo ends) and 11000 arrive.
+    // The first two send new data (RFC 3042), the third is the fast retransmit of 8000.
+    a.handle_segment(ms(200), &ece_ack(8000));
+    a.handle_segment(ms(201), &ack(8000, &[]));
+    assert_eq!(offs(&drain(&mut a, ms(201))), vec![12_000, 13_000]);
+    a.handle_segment(ms(202), &ack(8000, &[]));
+    // With cwnd 7000 and 6000 in flight, one new segment follows (ECT, no CWR).
+    let v = drain(&mut a, ms(202));
+    assert_eq!(offs(&v), vec![8000, 14_000]);
+    assert_eq!((v[0].ecn, v[1].ecn), (Ecn::NotEct, Ecn::Ect0));
+    assert!(!v[1].flags.cwr());
+    // The loss is repaired but not reacted to a second time: ssthresh stays the ECE's
+    // 4000 (another halving of the 6000 in flight would give 3000), RFC 6582 recovery at
+    // ssthresh + 3 SMSS.
     assert!(a.in_recovery());
     assert_eq!(a.stats().fast_retransmits, 1);
-    assert_eq!(a.ssthresh(), 4000);
-    assert_eq!(a.cwnd(), 4000 + 3000);
-    let v = drain(&mut a, ms(153));
-    assert_eq!(offs(&v)[0], 2000);
-    assert_eq!(v[0].ecn, Ecn::NotEct);
+    assert_eq!((a.ssthresh(), a.cwnd()), (4000, 4000 + 3000));
     assert_eq!(a.stats().ecn_reductions, 1);
+}
+
+// ------------------------------------------------------------------------ both ends
+
+/// A 300 kB transfer between two ECN endpoints whose forward channel marks CE on the
+/// first transmission of the segments at these stream offsets.
+fn marked_transfer(ce_offsets: &[u32]) -> common::Outcome {
+    run(Scenario {
+        client: cfg(true),
+        server: cfg(true),
+        client_isn: SeqNo(ISS),
+        server_isn: SeqNo(IRS),
+        fwd: Channel {
+            ns_per_byte: 800, // 10 Mbit/s
+            ce_seqs: ce_offsets.iter().map(|&o| SeqNo(ISS + 1 + o)).collect(),
+            ..Channel::default()
+        },
+        rev: Channel::default(),
+        bytes: 300_000,
+        read_chunk: 0,
+        read_every: None,
+        seed: 1,
+        limit: Instant::from_secs(60),
+    })
+}
+
+#[test]
+fn two_endpoints_react_to_ce_marks_once_per_window_without_retransmitting() {
+    // Unmarked, the transfer never leaves slow start (ssthresh unset).
+    let o = marked_transfer(&[]);
+    assert_eq!(o.a.ssthresh(), u64::MAX);
+    assert_eq!(o.a.stats().ecn_reductions, 0);
+    // Two marks far apart: two echoes, two reductions, two CWRs, no loss reaction.
+    let o = marked_transfer(&[50_000, 200_000]);
+    let (s, r) = (o.a.stats(), o.b.stats());
+    assert_eq!((r.ecn_ce_received, r.ecn_cwr_received), (2, 2));
+    assert!(r.ecn_ece_sent >= 2);
+    assert_eq!((s.ecn_reductions, s.ecn_cwr_sent), (2, 2));
+    assert!(s.ecn_ece_received >= 2);
+    assert_eq!(
+        (s.retransmitted_segments, s.fast_retransmits, s.timeouts),
+        (0, 0, 0)
+    );
+    assert!(o.a.ssthresh() < u64::MAX);
+    // Three marks in one window: three CE arrivals, one reduction, one CWR.
+    let o = marked_transfer(&[50_000, 51_000, 53_000]);
+    let (s, r) = (o.a.stats(), o.b.stats());
+    assert_eq!(r.ecn_ce_received, 3);
+    assert_eq!(
+        (s.ecn_reductions, s.ecn_cwr_sent, r.ecn_cwr_received),
+        (1, 1, 1)
+    );
+    assert_eq!(s.retransmitted_segments, 0);
 }
