@@ -485,3 +485,43 @@ fn two_endpoints_react_to_ce_marks_once_per_window_without_retransmitting() {
     );
     assert_eq!(s.retransmitted_segments, 0);
 }
+
+#[test]
+fn losing_the_cwr_segment_is_a_new_window_and_reduces_again() {
+    // RFC 3168 6.1.2: if the data packet carrying CWR "is dropped in the network, then the
+    // sending TCP will have to reduce the congestion window again and retransmit the
+    // dropped packet". The ECE reduction at the ACK of 2000 (hold point 10000), CWR on
+    // 10000, which is lost.
+    let mut a = ecn_sender();
+    a.handle_segment(ms(150), &ece_ack(2000));
+    a.handle_segment(ms(151), &ece_ack(4000));
+    a.handle_segment(ms(152), &ece_ack(6000));
+    a.handle_segment(ms(153), &ece_ack(8000));
+    let v = drain(&mut a, ms(153));
+    assert_eq!(offs(&v), vec![10_000, 11_000]);
+    assert!(v[0].flags.cwr());
+    a.handle_segment(ms(200), &ece_ack(10_000));
+    assert_eq!(offs(&drain(&mut a, ms(200))), vec![12_000, 13_000]);
+    assert_eq!((a.ssthresh(), a.stats().ecn_reductions), (4000, 1));
+    // 11000, 12000 and 13000 arrive; the receiver, without the CWR, still echoes ECE.
+    // Two duplicate ACKs send new data (RFC 3042), the third retransmits 10000.
+    a.handle_segment(ms(250), &ece_ack(10_000));
+    a.handle_segment(ms(251), &ece_ack(10_000));
+    assert_eq!(offs(&drain(&mut a, ms(251))), vec![14_000, 15_000]);
+    a.handle_segment(ms(252), &ece_ack(10_000));
+    let v = drain(&mut a, ms(252));
+    assert_eq!(offs(&v)[0], 10_000);
+    assert_eq!(v[0].ecn, Ecn::NotEct);
+    assert!(!v[0].flags.cwr());
+    // The lost segment was sent after the reduction: a new window's loss, so ssthresh is
+    // halved again (FlightSize 10000-15999 = 6000), and the next new data carries CWR.
+    assert!(a.in_recovery());
+    assert_eq!(a.ssthresh(), 3000);
+    assert_eq!(a.stats().ecn_reductions, 1);
+    let una = 16_000;
+    a.handle_segment(ms(300), &ack(una, &[]));
+    let v = drain(&mut a, ms(300));
+    assert!(!a.in_recovery());
+    assert!(!v.is_empty() && v[0].flags.cwr() && offs(&v)[0] == 16_000);
+    assert_eq!(a.stats().ecn_cwr_sent, 2);
+}

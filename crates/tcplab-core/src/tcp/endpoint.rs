@@ -822,18 +822,21 @@ impl Endpoint {
         self.in_recovery = true;
         // RFC 6675 section 5 step 4.1: RecoveryPoint = HighData.
         self.recover = self.snd_max();
-        if self.ecn_hold_until.is_none() {
+        // The lost segment (the first unacknowledged one) was sent before an ECE reduction
+        // that is still held: that reduction answered this window of data already. RFC 3168
+        // 6.1.2: "the congestion window should be reduced only once in response to a series
+        // of dropped and/or CE packets from a single window of data" (Linux too keeps
+        // ssthresh when it enters Recovery from its CWR state). The segment is still
+        // retransmitted and recovery runs as usual at the reduced window. A segment sent
+        // after the reduction -- the one carrying CWR, say -- is a new window's loss.
+        let reduced_for_it = self.ecn_hold_until.is_some_and(|p| self.snd_una < p);
+        if !reduced_for_it {
             let flight = self.sb.flight_size();
             self.cc
                 .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
             // RFC 3168 6.1.2: a reduction for any reason is followed by CWR.
             self.cwr_pending = self.ecn_ok;
         }
-        // Otherwise an ECE already reduced the window for this window of data: RFC 3168
-        // 6.1.2, "the congestion window should be reduced only once in response to a series
-        // of dropped and/or CE packets from a single window of data" (Linux too keeps
-        // ssthresh when it enters Recovery from its CWR state). The lost segment is still
-        // retransmitted and recovery runs as usual at the reduced window.
         self.sb.mark_front_lost();
         self.force_rtx = true;
         self.stats.fast_retransmits += 1;
