@@ -566,6 +566,7 @@ class Gen:
             "proprate_k_fill": lambda: r.choice([1.25, 10, 2, round(r.uniform(1.001, 10), 4)]) if not ext() else r.choice([math.nextafter(1.0, 2.0), 10.0]),
             "proprate_k_drain": lambda: r.choice([0.75, 0.5, round(r.uniform(0.001, 0.999), 4)]) if not ext() else r.choice([5e-324, math.nextafter(1.0, 0.0)]),
             "frto": lambda: r.random() < 0.7,
+            "ecn": lambda: r.random() < 0.5,
         }
         # Enumerated keys the Rust side names (a variant, or a whole key, added later is covered
         # the day it lands); keys the scenario reader does not know (yet) are left out.

@@ -343,3 +343,23 @@ def test_recovery_key_selects_classic_reno_and_defaults_to_auto():
     assert sc.canonical["flows"][0]["tcp"]["recovery"] == "reno"
     with pytest.raises(tcplab.ScenarioError, match='did you mean "reno"'):
         base.with_overrides({"flows.0.tcp.recovery": "renoo"})
+
+
+def test_ecn_key_defaults_to_false_and_reaches_the_run_summary():
+    # RFC 3168 ECN is per flow and off by default; a flow's receiver inherits the sender's
+    # value unless receiver_tcp sets it.
+    base = load()
+    assert base.canonical["flows"][0]["tcp"]["ecn"] is False
+    sc = base.with_overrides({"flows.0.tcp.ecn": True})
+    assert sc.canonical["flows"][0]["tcp"]["ecn"] is True
+    with pytest.raises(tcplab.ScenarioError, match="flows.0..tcp.ecn.*expected true or false"):
+        base.with_overrides({"flows.0.tcp.ecn": "yes"})
+    # The summary reports ECN counters only for ECN flows (runs without it are unchanged).
+    short = {"duration": "2s", "flows.0.bytes": "1MB"}
+    plain = tcplab.run(base.with_overrides(short))
+    assert "ecn" not in plain.summary["flows"][0]
+    res = tcplab.run(sc.with_overrides(short))
+    e = res.summary["flows"][0]["ecn"]
+    assert e["negotiated"] is True and e["ect_sent"] > 0 and e["reductions"] == 0
+    one_sided = tcplab.run(sc.with_overrides({**short, "flows.0.receiver_tcp.ecn": False}))
+    assert one_sided.summary["flows"][0]["ecn"]["negotiated"] is False

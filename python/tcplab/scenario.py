@@ -221,7 +221,7 @@ TCP_KEYS = [
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
     "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
-    "recovery",
+    "recovery", "ecn",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
@@ -557,6 +557,7 @@ class _Parser:
             "rre_b_max": ("rre_b_max", c.time(allow_zero=False)),
             "rre_b_min": ("rre_b_min", c.time(allow_zero=False)),
             "frto": ("frto", c.boolean),
+            "ecn": ("ecn", c.boolean),
         }
         for key, value in t.items():
             target, conv = convs[key]

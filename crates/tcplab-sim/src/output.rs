@@ -74,6 +74,49 @@ pub struct FlowSummary {
     /// When the receiving application read the last byte of a finite flow's configured
     /// `bytes`. None for unlimited flows and for flows stopped before writing all of them.
     pub completion_s: Option<f64>,
+    /// ECN counters (RFC 3168), only for flows whose sender or receiver has `tcp.ecn` set
+    /// (absent otherwise, so summaries of runs without ECN are unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<EcnSummary>,
+}
+
+/// One flow's ECN events (RFC 3168 section 6.1), from both endpoints' counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct EcnSummary {
+    /// Both ends asked for ECN in the handshake (6.1.1); all counters are 0 otherwise.
+    pub negotiated: bool,
+    /// Data segments the sender sent as ECT(0) (new data; never retransmissions or probes).
+    pub ect_sent: u64,
+    /// Data segments that reached the receiver marked CE.
+    pub ce_received: u64,
+    /// ACKs the receiver sent with ECE.
+    pub ece_sent: u64,
+    /// Window reductions the sender made on ECE (at most one per window of data).
+    pub reductions: u64,
+    /// Data segments the sender sent with CWR.
+    pub cwr_sent: u64,
+}
+
+impl EcnSummary {
+    /// The summary of a flow from its sender's and receiver's endpoints, if either end was
+    /// configured for ECN.
+    pub fn of(
+        snd: &tcplab_core::tcp::Endpoint,
+        rcv: &tcplab_core::tcp::Endpoint,
+    ) -> Option<EcnSummary> {
+        if !snd.config().ecn && !rcv.config().ecn {
+            return None;
+        }
+        let (s, r) = (snd.stats(), rcv.stats());
+        Some(EcnSummary {
+            negotiated: snd.ecn_negotiated(),
+            ect_sent: s.ecn_ect_sent,
+            ce_received: r.ecn_ce_received,
+            ece_sent: r.ecn_ece_sent,
+            reductions: s.ecn_reductions,
+            cwr_sent: s.ecn_cwr_sent,
+        })
+    }
 }
 
 /// One node element: what the world counted of it and what it reports itself.

@@ -1,6 +1,7 @@
 //! Classic libpcap capture files (nanosecond variant, magic 0xa1b23c4d; LINKTYPE_RAW, i.e.
 //! bare IPv4) of simulated TCP segments, with real IPv4 (RFC 791) and TCP (RFC 9293)
-//! headers and Internet checksums (RFC 1071), so Wireshark and tcptrace read them as-is.
+//! headers and Internet checksums (RFC 1071), so Wireshark and tcptrace read them as-is;
+//! the IP ECN field and the TCP ECE/CWR flags are those of RFC 3168 (sections 5 and 6.1).
 
 use std::io::{self, Write};
 use tcplab_core::segment::{kind, pattern_byte, IPV4_HEADER_LEN, TCP_HEADER_LEN};
@@ -82,9 +83,12 @@ impl<W: Write> PcapWriter<W> {
         let tcp_len = ip_len - IPV4_HEADER_LEN as usize;
         let thl = seg.tcp_header_len() as usize;
 
-        // IPv4 header (RFC 791): no options, DF set, TTL 64, protocol 6.
+        // IPv4 header (RFC 791): no options, DF set, TTL 64, protocol 6. The TOS byte is
+        // DSCP 0 and the segment's ECN codepoint in its low two bits (RFC 3168 section 5);
+        // the ECE and CWR flags are bits of `seg.flags`, written with the others below.
         let ip = &mut buf[..IPV4_HEADER_LEN as usize];
         ip[0] = 0x45;
+        ip[1] = seg.ecn.bits();
         ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
         ip[4..6].copy_from_slice(&self.ip_id.to_be_bytes());
         ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes());
@@ -544,6 +548,106 @@ mod tests {
         // RFC 1071 section 3: the words 0001 f203 f4f5 f6f7 sum to ddf2 (folded).
         let d = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
         assert_eq!(checksum(&d, 0), !0xddf2);
+    }
+
+    /// RFC 3168: an ECN-setup SYN, ECT(0) data with CWR, a CE-marked segment, an ACK with
+    /// ECE, an ECT(1) segment, each: (segment, ECN bits, ECE, CWR).
+    fn ecn_segments() -> Vec<(Segment, u8, bool, bool)> {
+        use tcplab_core::Ecn;
+        let mut syn = syn_all_options();
+        syn.flags = Flags::SYN | Flags::ECE | Flags::CWR;
+        let with = |ecn, flags| {
+            let mut s = data_ts_sack();
+            s.ecn = ecn;
+            s.flags = s.flags | flags;
+            s
+        };
+        let mut ack = data_ts_sack();
+        ack.payload_len = 0;
+        ack.flags = Flags::ACK | Flags::ECE;
+        vec![
+            (syn, 0b00, true, true),
+            (with(Ecn::Ect0, Flags::CWR), 0b10, false, true),
+            (with(Ecn::Ce, Flags::NONE), 0b11, false, false),
+            (ack, 0b00, true, false),
+            (with(Ecn::Ect1, Flags::NONE), 0b01, false, false),
+        ]
+    }
+
+    #[test]
+    fn ecn_field_and_flags_are_written_and_the_ip_checksum_holds() {
+        let mut w = PcapWriter::new(Vec::new(), 0).unwrap();
+        let segs = ecn_segments();
+        for (i, (s, ..)) in segs.iter().enumerate() {
+            w.write_segment(Instant::from_millis(i as u64), SRC, DST, s, 1)
+                .unwrap();
+        }
+        let file = w.into_inner();
+        for ((_, _, _, pkt), (_, bits, ece, cwr)) in records(&file, 65535).iter().zip(&segs) {
+            // TOS byte: DSCP 0, ECN in the low two bits (RFC 3168 section 5).
+            assert_eq!(pkt[1], *bits);
+            // A header with a correct checksum sums to 0xffff (RFC 1071): 0 after `!`.
+            assert_eq!(checksum(&pkt[..20], 0), 0);
+            let flags = pkt[20 + 13];
+            assert_eq!((flags & 0x40 != 0, flags & 0x80 != 0), (*ece, *cwr));
+        }
+    }
+
+    #[test]
+    fn tshark_reads_the_ecn_field_and_flags() {
+        if std::process::Command::new("tshark")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: tshark is not installed");
+            return;
+        }
+        let path =
+            std::env::temp_dir().join(format!("tcplab-pcap-ecn-test-{}.pcap", std::process::id()));
+        let mut w = PcapWriter::new(std::fs::File::create(&path).unwrap(), 0).unwrap();
+        let segs = ecn_segments();
+        for (i, (s, ..)) in segs.iter().enumerate() {
+            w.write_segment(Instant::from_millis(i as u64), SRC, DST, s, 1)
+                .unwrap();
+        }
+        w.flush().unwrap();
+        drop(w);
+        let out = std::process::Command::new("tshark")
+            .args(["-o", "ip.check_checksum:TRUE", "-T", "fields"])
+            .args(["-e", "ip.dsfield.ecn", "-e", "tcp.flags.ece"])
+            .args(["-e", "tcp.flags.cwr", "-e", "ip.checksum.status", "-r"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        // tshark prints booleans as 1/0 (4.x) or True/False (older); checksum status 1 is
+        // "Good" (PROTO_CHECKSUM_E_GOOD).
+        let flag = |f: &str| matches!(f, "1" | "True");
+        let rows: Vec<(u8, bool, bool, String)> = text
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                assert_eq!(f.len(), 4, "{l:?}");
+                (
+                    f[0].parse().unwrap(),
+                    flag(f[1]),
+                    flag(f[2]),
+                    f[3].to_string(),
+                )
+            })
+            .collect();
+        let want: Vec<(u8, bool, bool, String)> = segs
+            .iter()
+            .map(|(_, b, e, c)| (*b, *e, *c, "1".to_string()))
+            .collect();
+        assert_eq!(rows, want, "{text}");
     }
 
     #[test]

@@ -1418,6 +1418,7 @@ impl World {
                 rtt_ms: fl.rtt.summary_ms(),
                 start_s: fl.start.as_secs_f64(),
                 completion_s: fl.completed_at.map(|t| t.as_secs_f64()),
+                ecn: crate::output::EcnSummary::of(&self.eps[2 * f].ep, &self.eps[2 * f + 1].ep),
             });
         }
         let links = self

@@ -477,15 +477,15 @@ fn link_spec() -> impl Strategy<Value = Value> {
 fn tcp_spec() -> impl Strategy<Value = Value> {
     (
         (any::<prop::sample::Index>(), prop::bool::ANY, prop_oneof![Just(1448u32), 64u32..9000], prop_oneof![Just(10u32), 1u32..100]),
-        (prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY),
+        (prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY),
         (prop_oneof![Just(4u64 << 20), 1u64..8_000_000], prop_oneof![Just(4u64 << 20), 1u64..8_000_000], 1u32..8, 1u64..100),
         (prop::bool::ANY, 0.0f64..=1.0, 1.0f64..4.0, 0u32..30, 1u32..65, 0.0f64..1.0, prop::bool::ANY),
     )
-        .prop_map(|((cc, afc, mss, iw), (sack, ts, ws, dack, nagle, frto), (rcv, snd, dupthresh, ts_gran_ms), (reopen, hist, pro, burst, abc, cv, reads_only))| {
+        .prop_map(|((cc, afc, mss, iw), (sack, ts, ws, dack, nagle, frto, ecn), (rcv, snd, dupthresh, ts_gran_ms), (reopen, hist, pro, burst, abc, cv, reads_only))| {
             json!({
                 "cc": *cc.get(&CCS), "fc": if afc { "afc" } else { "classic" }, "mss": mss,
                 "initial_cwnd_pkts": iw, "sack": sack, "timestamps": ts, "window_scale": ws,
-                "delayed_ack": dack, "nagle": nagle, "frto": frto,
+                "delayed_ack": dack, "nagle": nagle, "frto": frto, "ecn": ecn,
                 "rcv_buf_bytes": rcv, "snd_buf_bytes": snd, "dupack_threshold": dupthresh,
                 "ts_granularity": ts_gran_ms * MS / 10,
                 "window_update": if reopen { "reopen_only" } else { "linux" },

@@ -29,7 +29,9 @@ pub struct AckSample {
     pub prior_in_flight: u64,
     /// Bytes in flight after.
     pub in_flight: u64,
-    /// Whether the sender is in loss recovery (fast recovery) after this ACK.
+    /// Whether the sender is in loss recovery (fast recovery) after this ACK, or the ACK
+    /// carried ECN-Echo on an ECN connection: RFC 3168 6.1.2 forbids growing the window in
+    /// response to one, and the window-based algorithms grow on no recovery ACK.
     pub in_recovery: bool,
     /// Whether the sender had less data than the window allowed (application-limited).
     pub app_limited: bool,

@@ -1,12 +1,13 @@
 //! The TCP endpoint state machine (RFC 9293 sections 3.5-3.10) with timestamps and window
 //! scaling (RFC 7323), SACK (RFC 2018) and SACK-based recovery (RFC 6675), NewReno recovery
 //! (RFC 6582), classic Reno recovery (RFC 5681 3.2, `Recovery::Reno`), RTO (RFC 6298) with
-//! F-RTO (RFC 5682, `tcp::frto`), delayed ACKs and silly-window avoidance (RFC 1122 4.2.3).
+//! F-RTO (RFC 5682, `tcp::frto`), delayed ACKs and silly-window avoidance (RFC 1122 4.2.3),
+//! and ECN (RFC 3168 section 6.1: negotiation, ECT on new data, ECE/CWR).
 
 use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
 use crate::fc::classic;
 use crate::rate::pacer::Pacer;
-use crate::segment::{payload_tag, Flags, SackBlock, Segment, TcpOptions, Timestamps};
+use crate::segment::{payload_tag, Ecn, Flags, SackBlock, Segment, TcpOptions, Timestamps};
 use crate::seq::SeqNo;
 use crate::tcp::frto::{Frto, FrtoAck, FrtoPhase, FrtoVerdict};
 use crate::tcp::reassembly::Reassembly;
@@ -95,6 +96,21 @@ pub struct TcpStats {
     pub afc_ignored_congestion_signals: u64,
     /// AFC sender: segments sent under burst control (4.1.4).
     pub afc_paced_segments: u64,
+    /// ECN (RFC 3168 6.1), all zero unless ECN was negotiated. Data segments sent as
+    /// ECT(0) (new data only: no retransmission or zero-window probe is ECT).
+    pub ecn_ect_sent: u64,
+    /// Receiver: data segments that arrived marked CE.
+    pub ecn_ce_received: u64,
+    /// Receiver: segments sent with ECE (every ACK from a CE until the peer's CWR).
+    pub ecn_ece_sent: u64,
+    /// Receiver: data segments received with CWR (each ends an ECE echo).
+    pub ecn_cwr_received: u64,
+    /// Sender: ACKs received with ECE, and the window reductions they caused (at most one
+    /// per window of data, RFC 3168 6.1.2).
+    pub ecn_ece_received: u64,
+    pub ecn_reductions: u64,
+    /// Sender: data segments sent with CWR (the first new one after each reduction).
+    pub ecn_cwr_sent: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -214,6 +230,19 @@ pub struct Endpoint {
     afc: afc::AfcState,
     /// Spurious timeout detection (RFC 5682); idle unless `cfg.frto` and a timeout fired.
     frto: Frto,
+
+    // ECN (RFC 3168 section 6.1); all false / None unless `cfg.ecn`.
+    /// ECN negotiated: both ends sent an ECN-setup SYN or SYN-ACK (6.1.1).
+    ecn_ok: bool,
+    /// Receiver: a CE mark arrived; ECE goes on every segment until a CWR arrives (6.1.3).
+    ece_pending: bool,
+    /// Sender: the window was reduced; CWR goes on the next new data segment (6.1.2).
+    cwr_pending: bool,
+    /// Sender: `snd_nxt` at the last ECE reduction while ECEs are still ignored: the
+    /// window of data that was in flight then must be acknowledged, and something beyond
+    /// it (only data sent after the reduction carries CWR back to the receiver, as Linux
+    /// holds its CWR state until an ACK above `high_seq`), before another ECE counts.
+    ecn_hold_until: Option<u64>,
 }
 
 /// RFC 7323 section 2.3: the smallest shift that lets the window field cover the buffer.
@@ -299,6 +328,10 @@ impl Endpoint {
             last_ack_sent: SeqNo(0),
             afc: afc::AfcState::new(cfg.afc_history_factor),
             frto: Frto::default(),
+            ecn_ok: false,
+            ece_pending: false,
+            cwr_pending: false,
+            ecn_hold_until: None,
             cfg,
         }
     }
@@ -397,6 +430,16 @@ impl Endpoint {
         self.sack_ok = self.cfg.sack && o.sack_permitted;
         self.snd_sack = self.sack_ok && self.cfg.recovery == Recovery::Auto;
         self.ts_ok = self.cfg.timestamps && o.timestamps.is_some();
+        // RFC 3168 6.1.1: an ECN-setup SYN has ECE and CWR set, an ECN-setup SYN-ACK ECE
+        // without CWR (a SYN-ACK with both is a peer reflecting the flags, not agreeing).
+        // ECN is used only if we asked too: the passive side answers with an ECN-setup
+        // SYN-ACK exactly when this holds.
+        let peer_ecn_setup = if seg.flags.ack() {
+            seg.flags.ece() && !seg.flags.cwr()
+        } else {
+            seg.flags.ece() && seg.flags.cwr()
+        };
+        self.ecn_ok = self.cfg.ecn && peer_ecn_setup;
         self.afc_accept_syn(o);
         if let Some(ts) = o.timestamps {
             self.ts_recent = ts.tsval;
@@ -532,6 +575,11 @@ impl Endpoint {
             return true;
         }
         let ack = ack as u64;
+        if self.ecn_hold_until.is_some_and(|p| ack > p) {
+            // RFC 3168 6.1.2: data sent after the last ECE reduction (with CWR) is
+            // acknowledged: the next ECE or loss is a new window's congestion.
+            self.ecn_hold_until = None;
+        }
         let una_before = self.snd_una;
         let prior_pipe = self.sb.pipe();
         let prior_wnd = self.peer_wnd;
@@ -688,6 +736,11 @@ impl Endpoint {
             }
         }
 
+        let ece = self.ecn_ok && seg.flags.ece();
+        if ece {
+            self.ecn_on_ece(now, ack);
+        }
+
         // The rate-based framework counts every ACK's TSval, duplicates and recovery ACKs
         // included (thesis 4.1.2, 4.3.2); window-based algorithms only see ACKs of new data.
         if bytes_acked > 0 || sacked > 0 || self.cc.wants_dup_acks() {
@@ -697,7 +750,10 @@ impl Endpoint {
                 rtt,
                 prior_in_flight: prior_pipe,
                 in_flight: self.sb.pipe(),
-                in_recovery: was_in_recovery || self.in_recovery,
+                // RFC 3168 6.1.2: "The sending TCP SHOULD NOT increase the congestion window
+                // in response to the receipt of an ECN-Echo ACK packet": the window-based
+                // algorithms grow on no ACK in recovery, so an ECE ACK is given as one.
+                in_recovery: was_in_recovery || self.in_recovery || ece,
                 app_limited: self.written == self.snd_nxt && prior_pipe < self.cwnd(),
                 peer_tsval: seg.options.timestamps.map(|t| t.tsval),
                 dup_ack: dup_5681 || is_dup,
@@ -766,9 +822,21 @@ impl Endpoint {
         self.in_recovery = true;
         // RFC 6675 section 5 step 4.1: RecoveryPoint = HighData.
         self.recover = self.snd_max();
-        let flight = self.sb.flight_size();
-        self.cc
-            .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
+        // The lost segment (the first unacknowledged one) was sent before an ECE reduction
+        // that is still held: that reduction answered this window of data already. RFC 3168
+        // 6.1.2: "the congestion window should be reduced only once in response to a series
+        // of dropped and/or CE packets from a single window of data" (Linux too keeps
+        // ssthresh when it enters Recovery from its CWR state). The segment is still
+        // retransmitted and recovery runs as usual at the reduced window. A segment sent
+        // after the reduction -- the one carrying CWR, say -- is a new window's loss.
+        let reduced_for_it = self.ecn_hold_until.is_some_and(|p| self.snd_una < p);
+        if !reduced_for_it {
+            let flight = self.sb.flight_size();
+            self.cc
+                .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
+            // RFC 3168 6.1.2: a reduction for any reason is followed by CWR.
+            self.cwr_pending = self.ecn_ok;
+        }
         self.sb.mark_front_lost();
         self.force_rtx = true;
         self.stats.fast_retransmits += 1;
@@ -778,12 +846,67 @@ impl Endpoint {
         }
     }
 
+    /// RFC 3168 6.1.3, the data receiver: a CWR ends the ECE echo, a CE mark starts one
+    /// (in this order, as Linux: a CWR segment that is itself marked keeps ECE on).
+    fn ecn_on_data(&mut self, seg: &Segment) {
+        if seg.flags.cwr() {
+            self.stats.ecn_cwr_received += 1;
+            self.ece_pending = false;
+        }
+        if seg.ecn == Ecn::Ce {
+            self.stats.ecn_ce_received += 1;
+            if !self.ece_pending {
+                // RFC 3168 allows delayed ACKs to hold the echo back ("the ECN-Echo flag in
+                // the ACK packet will be set to '1' if the CE codepoint is set in any of the
+                // data packets being acknowledged", 6.1.3). We ACK at once when an echo
+                // starts, as Linux (`tcp_ecn_check_ce` enters quick-ACK mode): the sender
+                // learns of the congestion a delayed-ACK timeout sooner. Later CE marks of
+                // the same echo follow the delayed-ACK policy; their ACKs carry ECE anyway.
+                self.ack_now = true;
+            }
+            self.ece_pending = true;
+        }
+    }
+
+    /// RFC 3168 6.1.2, the data sender, for an ACK carrying ECE that acknowledges up to
+    /// `ack`: the congestion window and ssthresh are reduced as for a fast retransmit, once
+    /// per window of data, without entering fast recovery or retransmitting anything.
+    fn ecn_on_ece(&mut self, now: Instant, ack: u64) {
+        self.stats.ecn_ece_received += 1;
+        if self.ecn_hold_until.is_some() {
+            // The receiver echoes ECE until our CWR reaches it, so ACKs for data sent
+            // before the reduction (up to and including the hold point) may repeat the old
+            // mark. (`process_ack` ends the hold on an ACK beyond it.)
+            return;
+        }
+        // A loss reduction covers this window of data already: in fast recovery, or after
+        // a timeout until everything sent before it is acknowledged (`recover`).
+        if self.in_recovery || ack < self.recover {
+            return;
+        }
+        let flight = self.sb.flight_size();
+        // "The indication of congestion should be treated just as a congestion loss in
+        // non-ECN-Capable TCP": the controller is told of a fast-recovery congestion event,
+        // whose reduction every algorithm implements (halving for NewReno, beta for CUBIC,
+        // Westwood's BWE window, the rate-based Buffer Drain), and of the end of a recovery
+        // that, with nothing to retransmit, ends at once.
+        self.cc
+            .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
+        self.cc.on_recovery_exit(now);
+        self.stats.ecn_reductions += 1;
+        self.ecn_hold_until = Some(self.snd_nxt);
+        self.cwr_pending = true;
+    }
+
     /// The receiver's half: reassembly, FIN and the ACK policy.
     fn process_data(&mut self, now: Instant, seg: &Segment, off: i64) {
         let len = seg.payload_len as u64;
         let mut fin = seg.flags.fin();
         if len == 0 && !fin {
             return;
+        }
+        if len > 0 && self.ecn_ok {
+            self.ecn_on_data(seg);
         }
         if self.fin_received {
             // Everything after the FIN is a retransmission: re-ACK (RFC 9293 3.10.7.4).
@@ -911,6 +1034,9 @@ impl Endpoint {
                     let flight = self.sb.flight_size();
                     self.cc
                         .on_congestion_event(now, CongestionEvent::Timeout, flight, &self.rtt);
+                    // RFC 3168 6.1.2: "because of a retransmit timeout, a Fast Retransmit, or
+                    // in response to an ECN Notification", CWR on the next new data.
+                    self.cwr_pending = self.ecn_ok;
                 }
                 self.sb.on_rto();
                 // RFC 6675 5.1 / RFC 6582: no fast recovery until everything sent so far is
@@ -1049,12 +1175,21 @@ impl Endpoint {
         if !self.timers.is_armed(Timer::Retransmit) {
             self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
         }
-        let (flags, ack) = if active {
+        let (mut flags, ack) = if active {
             (Flags::SYN, SeqNo(0))
         } else {
             self.last_ack_sent = self.irs + 1;
             (Flags::SYN | Flags::ACK, self.irs + 1)
         };
+        // RFC 3168 6.1.1: the ECN-setup SYN carries ECE and CWR; the ECN-setup SYN-ACK, sent
+        // only in answer to an ECN-setup SYN, carries ECE alone. (Retransmitted SYNs keep
+        // asking: the optional fallback of 6.1.1.1 for middleboxes that drop them is not
+        // modelled, tcplab has none.)
+        if active && self.cfg.ecn {
+            flags = flags | Flags::ECE | Flags::CWR;
+        } else if !active && self.ecn_ok {
+            flags = flags | Flags::ECE;
+        }
         Segment {
             seq: self.iss,
             ack,
@@ -1208,9 +1343,28 @@ impl Endpoint {
         self.snd_nxt += len as u64;
         self.fin_sent |= fin;
         self.cc.on_packet_sent(now, len, self.sb.pipe(), false);
-        self.data_segment(now, start, len, fin)
+        let mut seg = self.data_segment(now, start, len, fin);
+        // RFC 3168 6.1.5 and 6.1.6: only new data is ECT. A bare FIN has no data (as Linux,
+        // which marks only segments with payload) and a zero-window probe must not be ECT
+        // (6.1.6: a CE mark on it could not be acted on; `send_probe` sets `probe_at`
+        // before calling us).
+        if self.ecn_ok && len > 0 && self.probe_at != Some(start) {
+            seg.ecn = Ecn::Ect0;
+            self.stats.ecn_ect_sent += 1;
+            // 6.1.2: "the TCP sender sets the CWR flag in the TCP header of the first new
+            // data packet sent after the window reduction".
+            if self.cwr_pending {
+                self.cwr_pending = false;
+                seg.flags = seg.flags | Flags::CWR;
+                self.stats.ecn_cwr_sent += 1;
+            }
+        }
+        seg
     }
 
+    /// RFC 3168 6.1.5: a retransmission is never ECT (nor carries CWR): the segment was
+    /// probably dropped, and a drop is the signal to react to. `data_segment` leaves it
+    /// Not-ECT.
     fn retransmit(&mut self, now: Instant, i: usize) -> Segment {
         self.sb.on_retransmit(i, now);
         let s = *self.sb.get(i);
@@ -1287,6 +1441,11 @@ impl Endpoint {
                     end: self.rcv_seq(e),
                 });
             }
+        }
+        if self.ece_pending {
+            // RFC 3168 6.1.3: ECE on every ACK (data segments included) until CWR arrives.
+            seg.flags = seg.flags | Flags::ECE;
+            self.stats.ecn_ece_sent += 1;
         }
         self.last_ack_sent = seg.ack;
         self.ack_now = false;
@@ -1476,6 +1635,16 @@ impl Endpoint {
     /// The negotiated effective MSS.
     pub fn mss(&self) -> u32 {
         self.mss
+    }
+
+    /// The configuration this endpoint was created with.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// Whether ECN is in use on this connection (RFC 3168 6.1.1: both ends asked).
+    pub fn ecn_negotiated(&self) -> bool {
+        self.ecn_ok
     }
 
     /// Negotiated options: (SACK, timestamps, our receive shift, peer's shift).

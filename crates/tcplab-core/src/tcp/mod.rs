@@ -1,5 +1,5 @@
 //! A TCP endpoint as a pull-based, sans-IO state machine (RFC 9293, with RFC 7323,
-//! RFC 2018 / RFC 6675, RFC 6582, RFC 6298, RFC 1122 and RFC 5681).
+//! RFC 2018 / RFC 6675, RFC 6582, RFC 6298, RFC 1122, RFC 5681 and ECN, RFC 3168 6.1).
 
 pub mod endpoint;
 pub mod frto;
@@ -158,6 +158,12 @@ pub struct TcpConfig {
     /// (RFC 4015 as Linux: restore the pre-timeout cwnd, ssthresh or rate-based state and
     /// go on with new data). On by default, like Linux's `tcp_frto = 2`.
     pub frto: bool,
+    /// Explicit Congestion Notification (RFC 3168 section 6.1): offer ECN in the SYN (or
+    /// accept it in the SYN-ACK), and, when both ends asked, send new data as ECT(0), echo
+    /// CE marks with ECE and reduce the window once per window of data on ECE. Off by
+    /// default. Unlike Linux's default `tcp_ecn = 2` (accept ECN when asked, never ask),
+    /// `false` neither asks nor accepts: a flow uses ECN only if both ends set it.
+    pub ecn: bool,
 }
 
 impl Default for TcpConfig {
@@ -202,6 +208,7 @@ impl Default for TcpConfig {
             rre_b_min: Duration::from_millis(20),
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
+            ecn: false,
         }
     }
 }

@@ -18,6 +18,9 @@ pub struct Channel {
     pub ns_per_byte: u64,
     /// Drop the first transmission of the segments with these sequence numbers.
     pub drop_seqs: Vec<SeqNo>,
+    /// Mark CE (RFC 3168 section 5) on the first ECT transmission of the segments with
+    /// these sequence numbers, as a congested router would instead of dropping them.
+    pub ce_seqs: Vec<SeqNo>,
 }
 
 impl Default for Channel {
@@ -29,6 +32,7 @@ impl Default for Channel {
             dup: 0.0,
             ns_per_byte: 0,
             drop_seqs: Vec::new(),
+            ce_seqs: Vec::new(),
         }
     }
 }
@@ -61,8 +65,14 @@ impl Pipe {
             dropped: 0,
         }
     }
-    pub fn send(&mut self, now: Instant, seg: Segment) {
+    pub fn send(&mut self, now: Instant, mut seg: Segment) {
         self.sent += 1;
+        if seg.ecn.is_ect() {
+            if let Some(i) = self.ch.ce_seqs.iter().position(|&q| q == seg.seq) {
+                self.ch.ce_seqs.swap_remove(i);
+                seg.ecn = tcplab_core::Ecn::Ce;
+            }
+        }
         if seg.payload_len > 0 {
             if let Some(i) = self.ch.drop_seqs.iter().position(|&q| q == seg.seq) {
                 self.ch.drop_seqs.swap_remove(i);
