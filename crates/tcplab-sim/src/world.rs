@@ -105,6 +105,9 @@ struct LinkState {
     dropped_loss: u64,
     tx_pkts: u64,
     tx_bytes: u64,
+    /// The queue wants to see packets that find the link idle and skip it (RED's average
+    /// decays over idle time); a flag, so drop-tail links do not pay for the hook.
+    idle_arrivals: bool,
     /// The node this link leads to has elements (checked on every arrival, from the link
     /// state already in cache, before looking up which).
     to_elements: bool,
@@ -262,6 +265,13 @@ pub(crate) fn run_with_elements(
     Ok(w.finish())
 }
 
+/// Out of line: only links whose queue asked for it (RED) pay for the call.
+#[inline(never)]
+fn note_idle_arrival(link: &mut LinkState, now: Instant, ip_len: u32) {
+    let since = link.busy_until;
+    link.queue.note_idle_arrival(now, since, ip_len);
+}
+
 fn node_addr(n: usize) -> [u8; 4] {
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8 + 1]
 }
@@ -302,12 +312,14 @@ impl World {
                 l.spec.delay,
                 Rng::derive(scn.seed, i as u64, "link-queue"),
             );
+            let idle_arrivals = matches!(queue, Queue::Red(_));
             links.push(LinkState {
                 name: l.name.clone(),
                 from: l.from,
                 to: l.to,
                 rate,
                 queue,
+                idle_arrivals,
                 loss,
                 rng: Rng::derive(scn.seed, i as u64, "link-loss"),
                 delay: l.spec.delay,
@@ -877,7 +889,9 @@ impl World {
             // that must wait cost a departure event, so uncongested links (access links, the
             // ACK path) schedule one event per packet instead of two.
             debug_assert!(link.queue.is_empty());
-            link.queue.note_idle_arrival(now, link.busy_until, &pkt);
+            if link.idle_arrivals {
+                note_idle_arrival(link, now, pkt.ip_len);
+            }
             self.transmit(now, l, pkt);
             return;
         }

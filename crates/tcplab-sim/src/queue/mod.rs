@@ -51,10 +51,13 @@ pub trait QueueDiscipline {
     fn take_dropped(&mut self) -> Option<Packet> {
         None
     }
-    /// `pkt` reached the link while it was idle (since `idle_since`) with this queue empty
-    /// and goes straight onto the wire without `enqueue`. Disciplines that keep state per
-    /// arrival (RED's average) update it here; the packet is neither queued nor counted.
-    fn note_idle_arrival(&mut self, _now: Instant, _idle_since: Instant, _pkt: &Packet) {}
+    /// A packet of `ip_len` IP bytes reached the link while it was idle (since
+    /// `idle_since`) with this queue empty and goes straight onto the wire without
+    /// `enqueue`. Disciplines that keep state per arrival (RED's average) update it here;
+    /// the packet is neither queued nor counted. Its length, not the packet: taking the
+    /// packet's address on the link's fast path made every idle arrival copy it (measured:
+    /// 15 more instructions per packet on dumbbell-10).
+    fn note_idle_arrival(&mut self, _now: Instant, _idle_since: Instant, _ip_len: u32) {}
 }
 
 /// Cumulative counts since the queue was created. Bytes are wire bytes.
@@ -281,8 +284,8 @@ impl QueueDiscipline for Queue {
         dispatch!(self, q => q.take_dropped())
     }
     #[inline]
-    fn note_idle_arrival(&mut self, now: Instant, idle_since: Instant, pkt: &Packet) {
-        dispatch!(self, q => q.note_idle_arrival(now, idle_since, pkt))
+    fn note_idle_arrival(&mut self, now: Instant, idle_since: Instant, ip_len: u32) {
+        dispatch!(self, q => q.note_idle_arrival(now, idle_since, ip_len))
     }
 }
 

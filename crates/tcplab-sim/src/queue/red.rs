@@ -337,9 +337,19 @@ impl Red {
     /// and goes straight onto the wire: RED still runs its estimator on it, as ns-2's link
     /// passes every packet through the queue. It is never dropped or marked (the queue it
     /// finds is empty, below ns-2's `q > 1`), so it is not counted as a queue arrival.
-    pub fn idle_arrival(&mut self, now: Instant, idle_since: Instant, pkt: &Packet) {
-        let mut p = *pkt;
-        let wire = self.fifo.wire(pkt);
+    pub fn idle_arrival(&mut self, now: Instant, idle_since: Instant, ip_len: u32) {
+        // A stand-in of the packet's size: the estimator reads only the size, and an idle
+        // arrival is never marked (the queue it finds is empty).
+        let mut p = Packet {
+            id: 0,
+            flow: 0,
+            from_sender: true,
+            hop: 0,
+            ip_len,
+            sent_at: Instant::ZERO,
+            seg: tcplab_core::Segment::default(),
+        };
+        let wire = self.fifo.wire(&p);
         let d = self.arrive(now, Some(idle_since.min(now)), &mut p, wire);
         debug_assert_eq!(d, Decision::Keep);
     }
@@ -388,8 +398,8 @@ impl QueueDiscipline for Red {
     fn counters(&self) -> QueueCounters {
         self.fifo.counters()
     }
-    fn note_idle_arrival(&mut self, now: Instant, idle_since: Instant, pkt: &Packet) {
-        self.idle_arrival(now, idle_since, pkt)
+    fn note_idle_arrival(&mut self, now: Instant, idle_since: Instant, ip_len: u32) {
+        self.idle_arrival(now, idle_since, ip_len)
     }
 }
 
@@ -462,7 +472,7 @@ mod tests {
         // 2 ms idle at 2500 packets/s: m = int(5.0) = 5 empty arrivals, then this one.
         let since = Instant::from_nanos(t.as_nanos() + 10_000_000);
         let now = Instant::from_nanos(since.as_nanos() + 2_000_000);
-        r.idle_arrival(now, since, &pkt(99, 500));
+        r.idle_arrival(now, since, pkt(99, 500).ip_len);
         let mut want_idle = want;
         for _ in 0..5 {
             want_idle *= 1.0 - w; // ns-2's loop: `while (--m >= 1)`
@@ -477,7 +487,7 @@ mod tests {
         // A fraction of a packet time truncates to m = 0: one ordinary step.
         let before = r.ave();
         let now2 = Instant::from_nanos(now.as_nanos() + 399_999);
-        r.idle_arrival(now2, now, &pkt(100, 500));
+        r.idle_arrival(now2, now, pkt(100, 500).ip_len);
         assert_eq!(r.ave(), before * (1.0 - w));
         assert_eq!(r.stats().arrivals, 12);
         assert_eq!(

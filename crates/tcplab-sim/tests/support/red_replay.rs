@@ -73,7 +73,7 @@ pub fn replay(arrivals: &[(u64, u32)], bps: f64, limit: u64, p: RedParams, seed:
         };
         let now = Instant::from_nanos(t);
         if busy_until <= t && q.is_empty() {
-            q.note_idle_arrival(now, Instant::from_nanos(busy_until), &pkt);
+            q.note_idle_arrival(now, Instant::from_nanos(busy_until), pkt.ip_len);
             busy_until = t + tx(size);
         } else {
             // Drops are counted in RED's stats (early and forced).
