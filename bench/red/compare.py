@@ -27,8 +27,8 @@ HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "ns2-reference.json"
 ARRIVALS = HERE / "ns2-arrivals-plain-1.txt"
 SEEDS = [1, 2, 3, 4, 5]
-VARIANTS = ["plain", "gentle"]          # compared with tcplab
-NS2_ONLY = ["ecn"]                      # tcplab endpoints do not send ECT yet
+VARIANTS = ["plain", "gentle", "ecn"]   # compared with tcplab
+NS2_ONLY: list[str] = []
 METRICS = ["mean_ave_pkts", "mean_curq_pkts", "mean_queue_sampled_pkts", "drop_rate"]
 
 
@@ -52,6 +52,9 @@ def tcplab_run(variant: str, seed: int) -> dict:
     sc = tcplab.load(HERE / "red-ns2.toml")
     if variant == "gentle":
         sc = sc.with_overrides({"topology.links.0.queue.gentle": True})
+    elif variant == "ecn":
+        # red.tcl's ecn variant: setbit_ true at the queue, ecn_ 1 at the senders.
+        sc = sc.with_overrides({"topology.links.0.queue.ecn": True, "defaults.tcp.ecn": True})
     elif variant != "plain":
         raise ValueError(variant)
     res = tcplab.run(sc, seed=seed)
