@@ -493,6 +493,85 @@ fn bsf_sends_zero_window_advertisements_the_senders_accept_and_every_packet_is_a
         .all(|f| f.bytes_delivered > 100_000));
 }
 
+/// Records every ZWA it sees on its way to the senders (an element after BSF would not see
+/// them: a created packet leaves its node directly), here on the sender's side of the path.
+struct ZwaWatch {
+    seen: Vec<Segment>,
+    last_ack: Vec<Option<Segment>>,
+}
+
+impl Element for ZwaWatch {
+    fn kind(&self) -> &'static str {
+        "test-zwa-watch"
+    }
+    fn on_packet(
+        &mut self,
+        _: Instant,
+        pkt: &mut Packet,
+        _: Arrival,
+        _: &dyn NodeView,
+        _: &mut Actions,
+    ) -> Fate {
+        if !pkt.from_sender {
+            let f = pkt.flow as usize;
+            if pkt.seg.window == 0 {
+                self.seen.push(pkt.seg);
+                // A ZWA repeats the receiver's latest ACK through the base station.
+                let last = self.last_ack[f].expect("an ACK before the ZWA");
+                assert_eq!((pkt.seg.seq, pkt.seg.ack), (last.seq, last.ack));
+                assert_eq!(pkt.seg.options.timestamps, last.options.timestamps);
+            } else {
+                self.last_ack[f] = Some(pkt.seg);
+            }
+        }
+        Fate::Forward
+    }
+    fn report(&self) -> serde_json::Value {
+        serde_json::json!({ "zwas": self.seen.len(), "with_timestamps": self.seen.iter().filter(|s| s.options.timestamps.is_some()).count() })
+    }
+}
+
+#[test]
+fn bsf_zero_windows_repeat_the_receivers_numbers_and_timestamps() {
+    // With timestamps (RFC 7323) the ZWA carries the receiver's latest TSval and TSecr, so
+    // a stack that checks PAWS accepts it (tcplab's endpoints do not check PAWS yet, so the
+    // run alone could not tell: the element on the sender's node checks the bytes).
+    let mut spec = bsf_spec();
+    spec.weight = 0.2;
+    let mut scn = base_station(5, Some(spec), 60);
+    for f in &mut scn.flows {
+        f.tcp.timestamps = true;
+        f.tcp.sack = true;
+    }
+    let watch = ZwaWatch {
+        seen: Vec::new(),
+        last_ack: vec![None; 5],
+    };
+    let out = run_with_elements(&scn, vec![("s0", Box::new(watch))]).unwrap();
+    assert!(out.summary.invariants.ok, "{:?}", out.summary.invariants);
+    let zwas = out
+        .summary
+        .elements
+        .iter()
+        .find(|e| e.kind == "bsf")
+        .unwrap()
+        .detail["zwas_sent"]
+        .as_u64()
+        .unwrap();
+    assert!(zwas > 10);
+    let w = &out
+        .summary
+        .elements
+        .iter()
+        .find(|e| e.kind == "test-zwa-watch")
+        .unwrap()
+        .detail;
+    assert!(w["zwas"].as_u64().unwrap() > 0, "{w}");
+    assert_eq!(w["zwas"], w["with_timestamps"]);
+    let frozen: u64 = out.summary.flows.iter().map(|f| f.zero_window_events).sum();
+    assert!(frozen > 0, "{:?}", out.summary.flows);
+}
+
 #[test]
 fn bsf_runs_are_deterministic_and_differ_from_red_only() {
     let mut spec = bsf_spec();
