@@ -154,9 +154,10 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Run a paper's experiments (scenario files in scenarios/<paper>/) and write "
         "report.md, rows.json and PNG figures: each number the paper states beside ours.",
         epilog=(
-            "papers: afc, rate-based\n\n"
+            "papers: afc, bsf, rate-based\n\n"
             "examples:\n"
             "  tcplab reproduce afc --quick\n"
+            "  tcplab reproduce bsf --quick --out out/bsf-quick\n"
             "  tcplab reproduce rate-based --out out/rate-based --jobs 2\n"
             "  tcplab reproduce rate-based --scheduler tcp://10.0.0.5:8786\n"
             "  tcplab reproduce afc --json > afc.json\n\n"
@@ -164,7 +165,7 @@ def _build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=fmt,
     )
-    rp.add_argument("paper", metavar="PAPER", help="afc or rate-based")
+    rp.add_argument("paper", metavar="PAPER", help="afc, bsf or rate-based")
     rp.add_argument("--quick", action="store_true", help="shortened runs and grids (about a minute; used in CI)")
     rp.add_argument("--out", metavar="DIR", help="output folder (default: out/reproduce-<paper>)")
     rp.add_argument("--json", action="store_true", help="print the rows as JSON to stdout and nothing else")
