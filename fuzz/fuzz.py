@@ -567,6 +567,10 @@ class Gen:
             "proprate_k_drain": lambda: r.choice([0.75, 0.5, round(r.uniform(0.001, 0.999), 4)]) if not ext() else r.choice([5e-324, math.nextafter(1.0, 0.0)]),
             "frto": lambda: r.random() < 0.7,
             "ecn": lambda: r.random() < 0.5,
+            "rsfc_threshold": lambda: r.choice(["rtt_min", self.time(log_uniform(r, 1, S))]) if not ext() else self.time(r.choice([1, huge()])),
+            "rsfc_minima_updates": lambda: r.random() < 0.5,
+            "rsfc_initial_window_pkts": lambda: r.choice([1, 10, r.randint(1, 100)]) if not ext() else 2**20,
+            "rsfc_rho_increase": lambda: r.choice([0.1, 0.5, round(r.uniform(0.001, 10), 4)]) if not ext() else r.choice([5e-324, 10.0]),
         }
         # Enumerated keys the Rust side names (a variant, or a whole key, added later is covered
         # the day it lands); keys the scenario reader does not know (yet) are left out.
@@ -714,6 +718,15 @@ class Gen:
                 else:
                     f["fc"] = fc
                     self.use("flow.fc", f"fc.{fc}")
+            # RSFC reads delays off timestamps: a receiver with fc = "rsfc" and timestamps
+            # off is refused (docs/scenarios.md), so a valid case turns them back on.
+            recv = dict(defaults.get("tcp", {}))
+            recv |= f.get("tcp", {}) | {k: f[k] for k in ("cc", "fc") if k in f}
+            if "receiver_tcp" in f or "receiver_tcp" in defaults:
+                recv |= defaults.get("receiver_tcp", {}) | f.get("receiver_tcp", {})
+            if recv.get("fc") == "rsfc" and recv.get("timestamps") is False:
+                f.setdefault("receiver_tcp", {})["timestamps"] = True
+                self.use("flow.receiver_tcp")
             flows.append(f)
             shapes.append(ends)
 

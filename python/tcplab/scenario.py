@@ -221,7 +221,7 @@ TCP_KEYS = [
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
     "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
-    "recovery", "ecn",
+    "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
@@ -547,6 +547,10 @@ class _Parser:
             "afc_rate_sampling": ("afc_rate_sampling", c.choice(["paper", "reads_only"])),
             "afc_suppress_congestion": ("afc_suppress_congestion", c.boolean),
             "afc_open_window_in_recovery": ("afc_open_window_in_recovery", c.boolean),
+            "rsfc_threshold": ("rsfc_threshold", self._rsfc_threshold),
+            "rsfc_minima_updates": ("rsfc_minima_updates", c.boolean),
+            "rsfc_initial_window_pkts": ("rsfc_initial_window_pkts", c.integer(1, 2**20)),
+            "rsfc_rho_increase": ("rsfc_rho_increase", self._rsfc_rho_increase),
             "rate_error_cv": ("rate_error_cv", self._cv),
             "rre_feedback_delay": ("rre_feedback_delay", c.choice(["rtt_min", "buffer_plus_rtt_min", "srtt"])),
             "abc_limit_pkts": ("abc_limit_pkts", c.integer(1, 64)),
@@ -590,6 +594,21 @@ class _Parser:
             return float(v)
 
         return conv
+
+    def _rsfc_threshold(self, v: Any, path: str) -> int | None:
+        """RSFC's T (section III-A): "rtt_min" (the paper's T = RTT_min) or a time above 0."""
+        if v == "rtt_min":
+            return None
+        try:
+            return units.parse_duration(v, allow_zero=False)
+        except units.UnitError as e:
+            raise self.c.error(path, f'expected "rtt_min" or a time above 0 (e.g. "200ms"): {e}') from None
+
+    def _rsfc_rho_increase(self, v: Any, path: str) -> float:
+        """The relative rise of RSFC's receive rate that counts as an increase: above 0, at most 10."""
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < v <= 10):
+            raise self.c.error(path, f"expected a relative increase above 0 and at most 10 (0.1 = 10%), got {_show(v)}")
+        return float(v)
 
     def _cv(self, v: Any, path: str) -> float:
         """A coefficient of variation: a plain number, 0 or more (1 = 100%)."""
@@ -671,6 +690,11 @@ class _Parser:
                 rtcp = dict(tcp) | (d_rtcp or {})
                 if "receiver_tcp" in t:
                     rtcp |= self.tcp(t["receiver_tcp"], _join(p, "receiver_tcp"))
+            recv = rtcp if rtcp is not None else tcp
+            if recv.get("fc") == "rsfc" and recv.get("timestamps") is False:
+                where = "receiver_tcp.timestamps" if rtcp is not None else "tcp.timestamps"
+                raise c.error(_join(p, where), 'fc = "rsfc" reads delays off TCP timestamps (RSFC paper III-D); '
+                              "the receiver needs timestamps = true")
             read = self.read(t["read"], _join(p, "read")) if "read" in t else d_read
             start = c.get(t, "start", p, c.time(), 0)
             spacing = c.get(t, "start_spacing", p, c.time(), 0)

@@ -78,6 +78,64 @@ pub struct FlowSummary {
     /// (absent otherwise, so summaries of runs without ECN are unchanged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<EcnSummary>,
+    /// RSFC's receiver state (RSFC paper section III), only for flows whose receiver ran
+    /// it (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rsfc: Option<RsfcSummary>,
+}
+
+/// One RSFC receiver at the end of the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct RsfcSummary {
+    /// The state at the end: "slow", "fast" or "monitor".
+    pub state: String,
+    /// Fractions of the time since the connection was established spent in each state.
+    pub time_slow: f64,
+    pub time_fast: f64,
+    pub time_monitor: f64,
+    pub fast_entries: u64,
+    /// Completed slow/fast cycles (fast -> slow).
+    pub slow_entries: u64,
+    pub monitor_entries: u64,
+    /// III-C (i): minima raised to the last cycle's after the receive rate rose in it.
+    pub cycle_minima_updates: u64,
+    /// Monitor case (a): the receive rate rose.
+    pub monitor_rho_increases: u64,
+    /// Monitor case (b): both minima halved.
+    pub minima_halvings: u64,
+    /// Data segments that gave a delay sample (in order, no hole, timestamps).
+    pub delay_samples: u64,
+    /// RD_min and RTT_min at the end, milliseconds (RD_min includes any clock offset).
+    pub rd_min_ms: Option<f64>,
+    pub rtt_min_ms: Option<f64>,
+    /// RSFC's window at the end, bytes.
+    pub window_bytes: u64,
+}
+
+impl RsfcSummary {
+    pub fn of(rcv: &tcplab_core::tcp::Endpoint, now: tcplab_core::time::Instant) -> Option<Self> {
+        let tcplab_core::fc::Fc::Rsfc(r) = rcv.receiver_policy() else {
+            return None;
+        };
+        let s = r.stats_at(now);
+        let total = (s.ns_slow + s.ns_fast + s.ns_monitor).max(1) as f64;
+        Some(RsfcSummary {
+            state: r.state().name().to_string(),
+            time_slow: s.ns_slow as f64 / total,
+            time_fast: s.ns_fast as f64 / total,
+            time_monitor: s.ns_monitor as f64 / total,
+            fast_entries: s.fast_entries,
+            slow_entries: s.slow_entries,
+            monitor_entries: s.monitor_entries,
+            cycle_minima_updates: s.cycle_minima_updates,
+            monitor_rho_increases: s.monitor_rho_increases,
+            minima_halvings: s.minima_halvings,
+            delay_samples: s.delay_samples,
+            rd_min_ms: r.rd_min().map(|d| d.as_millis_f64()),
+            rtt_min_ms: r.rtt_min().map(|d| d.as_millis_f64()),
+            window_bytes: r.window(),
+        })
+    }
 }
 
 /// One flow's ECN events (RFC 3168 section 6.1), from both endpoints' counters.

@@ -188,6 +188,38 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
                     at(side)
                 )));
             }
+            // RSFC's parameters (fc::rsfc).
+            if c.rsfc_threshold == Some(Duration::ZERO) {
+                return Err(cfg(format!(
+                    "{}.rsfc_threshold: must be \"rtt_min\" or greater than zero",
+                    at(side)
+                )));
+            }
+            if c.rsfc_initial_window_pkts == 0 || c.rsfc_initial_window_pkts > 1 << 20 {
+                return Err(cfg(format!(
+                    "{}.rsfc_initial_window_pkts: must be between 1 and 1048576",
+                    at(side)
+                )));
+            }
+            if !(c.rsfc_rho_increase > 0.0 && c.rsfc_rho_increase <= 10.0) {
+                return Err(cfg(format!(
+                    "{}.rsfc_rho_increase: must be above 0 and at most 10, got {}",
+                    at(side),
+                    c.rsfc_rho_increase
+                )));
+            }
+        }
+        if rcfg.fc == tcplab_core::fc::FcKind::Rsfc && !rcfg.timestamps {
+            let side = if f.receiver_tcp.is_some() {
+                "receiver_tcp"
+            } else {
+                "tcp"
+            };
+            return Err(cfg(format!(
+                "{}.timestamps: fc = \"rsfc\" reads delays off TCP timestamps (RSFC paper III-D); \
+                 the receiver needs timestamps = true",
+                at(side)
+            )));
         }
     }
     if !scn.elements.is_empty() {

@@ -1423,6 +1423,7 @@ impl World {
                 start_s: fl.start.as_secs_f64(),
                 completion_s: fl.completed_at.map(|t| t.as_secs_f64()),
                 ecn: crate::output::EcnSummary::of(&self.eps[2 * f].ep, &self.eps[2 * f + 1].ep),
+                rsfc: crate::output::RsfcSummary::of(&self.eps[2 * f + 1].ep, end),
             });
         }
         let links = self

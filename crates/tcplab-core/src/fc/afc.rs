@@ -3,6 +3,10 @@
 //! (read-rate sampling, the option's unit, the flow window, the proactive-ACK trigger, the
 //! burst gap); the endpoint glue is `tcp/endpoint/afc.rs`.
 
+use super::classic::{update_due, WindowUpdate};
+use super::{DataArrival, RcvView, ReadAction, ReceiverPolicy};
+use crate::segment::Segment;
+use crate::tcp::TcpStats;
 use crate::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
@@ -159,6 +163,126 @@ pub fn burst_gap(
     // RTT / (window in packets) = RTT * mss / window.
     let gap = rtt.as_nanos() as u128 * mss as u128 / window as u128;
     Some(Duration(gap.min(rtt.as_nanos() as u128) as u64))
+}
+
+/// The receiver half of AFC as a [`ReceiverPolicy`] (Algorithms 1-3, section 4.1.3): the
+/// whole free buffer as the window, data past the advertised edge kept while it fits,
+/// read-rate sampling, the rate option on every pure ACK, and proactive ACKs. The endpoint
+/// uses it only when both ends negotiated AFC (section 4.2.1); otherwise a receiver
+/// configured for AFC is classic.
+#[derive(Clone, Debug)]
+pub struct AfcReceiver {
+    /// `ar_update` (Algorithm 2).
+    pub sampler: RateSampler,
+    sampling: RateSampling,
+    proactive_factor: f64,
+    proactive_delay: Duration,
+    /// The unsolicited window-update rule, as classic TCP.
+    rule: WindowUpdate,
+    /// A proactive ACK waits on the delayed-ACK timer (section 4.1.3).
+    proactive_pending: bool,
+    /// The delayed-ACK timer fired for the proactive ACK alone.
+    proactive_firing: bool,
+}
+
+impl AfcReceiver {
+    /// `start`: when the connection was established (the first rate sample's origin).
+    pub fn new(cfg: &crate::tcp::TcpConfig, start: Instant) -> Self {
+        AfcReceiver {
+            sampler: RateSampler::new(cfg.afc_history_factor, start),
+            sampling: cfg.afc_rate_sampling,
+            proactive_factor: cfg.afc_proactive_factor,
+            proactive_delay: cfg.afc_proactive_delay,
+            rule: cfg.window_update,
+            proactive_pending: false,
+            proactive_firing: false,
+        }
+    }
+}
+
+impl ReceiverPolicy for AfcReceiver {
+    fn name(&self) -> &'static str {
+        "afc"
+    }
+
+    /// Algorithm 1 line 31, `window <- bufsize - (rcv_nxt - read_nxt)`: the whole free
+    /// space, no receiver SWS rounding.
+    fn right_edge(&self, v: &RcvView) -> u64 {
+        v.buffer_edge().max(v.adv_right)
+    }
+
+    /// The sender may send beyond the advertised edge (its flow window adds rate x RTT);
+    /// Algorithm 1 lines 2-3 keep what fits in `bufsize` past `read_nxt`.
+    fn rcv_limit(&self, v: &RcvView) -> u64 {
+        v.adv_right.max(v.buffer_edge())
+    }
+
+    /// Algorithm 1 lines 28-29, after a data segment was processed. Our application reads
+    /// through `read`, so `bytes_read` is zero here; a read at this same instant (an
+    /// application waiting for the data) joins this sample (`RateSampler::update`). The
+    /// `reads_only` ablation skips it (`afc_rate_sampling`).
+    fn on_data(&mut self, now: Instant, _d: &DataArrival, v: &RcvView) {
+        if self.sampling == RateSampling::Paper && v.rcv_nxt > v.read_off {
+            self.sampler.update(0, now);
+        }
+    }
+
+    /// Algorithm 3 lines 7-14 after the application read `n` bytes, then classic TCP's
+    /// window update.
+    fn on_read(&mut self, now: Instant, n: u64, v: &RcvView, established: bool) -> ReadAction {
+        let mut a = ReadAction::default();
+        self.sampler.update(n, now);
+        let s = &self.sampler;
+        let factor = self.proactive_factor;
+        // Algorithm 3 line 9 tests the read rate; section 4.1.3 also asks for feedback
+        // "when there is a drastic change in the buffer state": "follow it up with more
+        // reports about the AR and B if the application drains the buffer quickly".
+        let free = v.buffer_edge().saturating_sub(v.rcv_nxt);
+        let rate_moved = proactive_due(s.smooth_rx(), s.last_rx(), factor);
+        let buffer_moved = buffer_drained(free, v.last_adv_wnd, v.mss, factor);
+        // Section 4.1.3: "the ACK is delayed for a constant amount of time. If a reactive
+        // ACK ... is triggered within [it], the proactive ACK can be discarded." It rides
+        // the delayed-ACK timer, which every ACK sent disarms.
+        if !v.fin_received && (rate_moved || buffer_moved) && !self.proactive_pending {
+            self.proactive_pending = true;
+            a.ack_by = Some(now + self.proactive_delay);
+        }
+        a.window_update = established
+            && update_due(
+                self.rule,
+                v.read_off,
+                v.rcv_nxt,
+                v.rcv_buf,
+                v.adv_right,
+                v.mss,
+            );
+        a
+    }
+
+    /// Note whether the timer fired for the proactive ACK alone.
+    fn on_delayed_ack_timer(&mut self, pending_ack_bytes: u64) {
+        if self.proactive_pending && pending_ack_bytes == 0 {
+            self.proactive_firing = true;
+        }
+    }
+
+    /// Pure ACKs carry `smooth_rx` (Algorithm 1 line 35, Algorithm 3 line 12). Data
+    /// segments do not: the rate concerns the data we receive, and the option would push a
+    /// full-sized segment past the MTU.
+    fn fill_option(&mut self, seg: &mut Segment, stats: &mut TcpStats) {
+        if seg.payload_len == 0 && !seg.flags.syn() {
+            seg.options.afc_rate_kbps = Some(encode_rate_kbps(self.sampler.smooth_rx()));
+        }
+        if self.proactive_pending {
+            if self.proactive_firing {
+                stats.afc_proactive_acks += 1;
+            } else {
+                stats.afc_proactive_acks_suppressed += 1;
+            }
+            self.proactive_pending = false;
+            self.proactive_firing = false;
+        }
+    }
 }
 
 #[cfg(test)]

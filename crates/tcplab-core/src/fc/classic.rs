@@ -3,6 +3,8 @@
 //! `tcp_cleanup_rbuf`, or the single reopening update of the AFC paper's ns-2 baseline).
 //! Positions are 64-bit stream offsets.
 
+use super::{DataArrival, RcvView, ReadAction, ReceiverPolicy};
+use crate::time::Instant;
 use serde::{Deserialize, Serialize};
 
 /// When reading makes the receiver send an unsolicited window update (scenario key
@@ -74,6 +76,44 @@ pub fn update_due(
             let cur = adv_right.saturating_sub(rcv_nxt);
             let edge = right_edge(read_off, rcv_buf, adv_right, mss as u32);
             cur < mss && edge.saturating_sub(rcv_nxt) >= mss
+        }
+    }
+}
+
+/// Classic flow control as a [`ReceiverPolicy`]: the window is the free buffer space with
+/// receiver SWS avoidance, and reading sends an unsolicited update under `rule`.
+#[derive(Clone, Debug)]
+pub struct Classic {
+    pub rule: WindowUpdate,
+}
+
+impl ReceiverPolicy for Classic {
+    fn name(&self) -> &'static str {
+        "classic"
+    }
+    #[inline]
+    fn right_edge(&self, v: &RcvView) -> u64 {
+        right_edge(v.read_off, v.rcv_buf, v.adv_right, v.mss)
+    }
+    /// Classic TCP never keeps data beyond the edge it advertised.
+    #[inline]
+    fn rcv_limit(&self, v: &RcvView) -> u64 {
+        v.adv_right
+    }
+    #[inline]
+    fn on_data(&mut self, _now: Instant, _d: &DataArrival, _v: &RcvView) {}
+    fn on_read(&mut self, _now: Instant, _n: u64, v: &RcvView, established: bool) -> ReadAction {
+        ReadAction {
+            window_update: established
+                && update_due(
+                    self.rule,
+                    v.read_off,
+                    v.rcv_nxt,
+                    v.rcv_buf,
+                    v.adv_right,
+                    v.mss,
+                ),
+            ack_by: None,
         }
     }
 }

@@ -5,7 +5,9 @@
 //! and ECN (RFC 3168 section 6.1: negotiation, ECT on new data, ECE/CWR).
 
 use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
-use crate::fc::classic;
+use crate::fc::{
+    afc::AfcReceiver, classic, rsfc, DataArrival, Fc, FcKind, RcvView, ReceiverPolicy, TsClocks,
+};
 use crate::rate::pacer::Pacer;
 use crate::segment::{payload_tag, Ecn, Flags, SackBlock, Segment, TcpOptions, Timestamps};
 use crate::seq::SeqNo;
@@ -226,7 +228,12 @@ pub struct Endpoint {
     ts_recent: u32,
     last_ack_sent: SeqNo,
 
-    /// Adaptive flow control (AFC paper section 4.2); inert unless both ends enable it.
+    /// The receiver policy deciding the advertised window (`fc`): classic until the
+    /// connection is established, then the configured one (AFC only if both ends offered
+    /// it, RSFC only with timestamps).
+    fc: Fc,
+    /// The sender half of adaptive flow control (AFC paper section 4.2); inert unless both
+    /// ends enable it.
     afc: afc::AfcState,
     /// Spurious timeout detection (RFC 5682); idle unless `cfg.frto` and a timeout fired.
     frto: Frto,
@@ -326,7 +333,10 @@ impl Endpoint {
             pending_ack_bytes: 0,
             ts_recent: 0,
             last_ack_sent: SeqNo(0),
-            afc: afc::AfcState::new(cfg.afc_history_factor),
+            fc: Fc::Classic(classic::Classic {
+                rule: cfg.window_update,
+            }),
+            afc: afc::AfcState::new(),
             frto: Frto::default(),
             ecn_ok: false,
             ece_pending: false,
@@ -492,7 +502,60 @@ impl Endpoint {
         let (seed, component) = self.rng_seed;
         self.cc
             .set_rate_error(self.cfg.rate_error_cv, seed, component);
-        self.afc_on_establish(now);
+        self.fc = self.receiver_policy_for(now);
+        self.sync_fc_timer();
+    }
+
+    /// The receiver policy once the handshake is done (section 4.2.1 of the AFC paper:
+    /// AFC only when both ends offered it; RSFC reads delays off timestamps, III-D: "it
+    /// does require the TCP timestamp option", and is classic without them).
+    fn receiver_policy_for(&self, now: Instant) -> Fc {
+        let classic = classic::Classic {
+            rule: self.cfg.window_update,
+        };
+        match self.cfg.fc {
+            FcKind::Afc if self.afc.ok => Fc::Afc(AfcReceiver::new(&self.cfg, now)),
+            FcKind::Rsfc if self.ts_ok => {
+                let cfg = rsfc::RsfcConfig {
+                    threshold: self.cfg.rsfc_threshold,
+                    minima_updates: self.cfg.rsfc_minima_updates,
+                    initial_window_pkts: self.cfg.rsfc_initial_window_pkts,
+                    rho_increase: self.cfg.rsfc_rho_increase,
+                };
+                let clocks = TsClocks {
+                    ours: self.cfg.ts_granularity,
+                    peer: self.peer_ts_granularity,
+                };
+                Fc::Rsfc(rsfc::Rsfc::new(cfg, self.mss, clocks, now))
+            }
+            _ => Fc::Classic(classic),
+        }
+    }
+
+    /// The receive buffer as the policy sees it.
+    fn rcv_view(&self) -> RcvView {
+        RcvView {
+            rcv_nxt: self.rcv_nxt,
+            read_off: self.read_off,
+            rcv_buf: self.cfg.rcv_buf_bytes,
+            adv_right: self.adv_right,
+            last_adv_wnd: self.last_adv_wnd,
+            mss: self.mss,
+            fin_received: self.fin_received,
+        }
+    }
+
+    /// The highest stream offset the receive buffer keeps (the policy's `rcv_limit`).
+    fn rcv_limit(&self) -> u64 {
+        self.fc.rcv_limit(&self.rcv_view())
+    }
+
+    /// The policy's own timer follows its deadline.
+    fn sync_fc_timer(&mut self) {
+        match self.fc.poll_timeout() {
+            Some(at) => self.timers.arm(Timer::FlowControl, at),
+            None => self.timers.disarm(Timer::FlowControl),
+        }
     }
 
     fn rtt_sample(&mut self, r: Duration) -> Duration {
@@ -916,6 +979,8 @@ impl Endpoint {
         let start = off as u64;
         let end = start + len;
         let mut in_order = false;
+        let mut clean = false;
+        let accepted_before = self.unique_accepted;
         if len > 0 {
             if end <= self.rcv_nxt {
                 // A duplicate: ACK at once so the sender learns our state.
@@ -941,6 +1006,7 @@ impl Endpoint {
                 } else {
                     let had_gaps = self.reasm.has_gaps();
                     self.unique_accepted += self.reasm.insert(s, e, false);
+                    clean = !had_gaps && s == start && e == end;
                     while let Some(top) = self.reasm.pop_contiguous(self.rcv_nxt) {
                         self.rcv_nxt = top;
                     }
@@ -969,7 +1035,18 @@ impl Endpoint {
         }
         debug_assert_eq!(self.unique_accepted, self.rcv_nxt + self.reasm.ooo_bytes());
         if len > 0 {
-            self.afc_on_data_arrival(now);
+            let ts = seg.options.timestamps.filter(|_| self.ts_ok);
+            let arrival = DataArrival {
+                len,
+                new_bytes: self.unique_accepted - accepted_before,
+                clean,
+                tsval: ts.map(|t| t.tsval),
+                tsecr: ts.map(|t| t.tsecr),
+                our_tsval: self.tsval(now),
+            };
+            let view = self.rcv_view();
+            self.fc.on_data(now, &arrival, &view);
+            self.sync_fc_timer();
         }
         if in_order && !self.ack_now {
             // RFC 1122 4.2.3.2 / RFC 5681 4.2: ACK every `delayed_ack_count` full-sized
@@ -996,10 +1073,14 @@ impl Endpoint {
             self.persist_backoff = self.persist_backoff.saturating_add(1);
         }
         if self.timers.take_expired(Timer::DelayedAck, now) && self.conn == Conn::Established {
-            self.afc_on_delayed_ack_timer();
+            self.fc.on_delayed_ack_timer(self.pending_ack_bytes);
             self.ack_now = true;
         }
         self.timers.take_expired(Timer::Pacing, now);
+        if self.timers.take_expired(Timer::FlowControl, now) {
+            self.fc.on_timeout(now);
+            self.sync_fc_timer();
+        }
         self.sync_timers(now);
     }
 
@@ -1166,7 +1247,12 @@ impl Endpoint {
                 tsecr,
             });
         }
-        let window = self.cfg.rcv_buf_bytes.min(65535);
+        let mut window = self.cfg.rcv_buf_bytes.min(65535);
+        if self.cfg.fc == FcKind::Rsfc && self.cfg.timestamps {
+            // RSFC's window from the first segment on (it starts at its initial window, as
+            // Linux's SYN-ACK offers TCP_INIT_CWND segments).
+            window = window.min(self.cfg.rsfc_initial_window_pkts.max(1) as u64 * self.mss as u64);
+        }
         self.adv_right = window;
         self.last_adv_wnd = window;
         if self.syn_sent_at.is_none() {
@@ -1429,7 +1515,7 @@ impl Endpoint {
         }
         // AFC's rate option first: the SACK blocks take the option space that is left
         // (they were sized before it, and an ACK could carry 44 bytes of options).
-        self.afc_fill_option(seg);
+        self.fc.fill_option(seg, &mut self.stats);
         if self.sack_ok && self.reasm.has_gaps() {
             let mut blocks = [(0u64, 0u64); 4];
             let n = self
@@ -1459,15 +1545,9 @@ impl Endpoint {
     /// retreats; when the scale factor would round it back, it is rounded up instead
     /// (RFC 7323 2.4 allows extending).
     fn window_field(&mut self) -> u16 {
-        let edge = self.afc_right_edge().unwrap_or_else(|| {
-            classic::right_edge(
-                self.read_off,
-                self.cfg.rcv_buf_bytes,
-                self.adv_right,
-                self.mss,
-            )
-        });
-        let edge = edge.max(self.rcv_nxt);
+        // A policy's smaller edge (RSFC's clamp) is offered as data fills the window.
+        let edge = self.fc.right_edge(&self.rcv_view());
+        let edge = edge.max(self.adv_right).max(self.rcv_nxt);
         let ws = self.rcv_wscale as u32;
         let mut field = (edge - self.rcv_nxt) >> ws;
         if self.rcv_nxt + (field << ws) < self.adv_right {
@@ -1518,21 +1598,18 @@ impl Endpoint {
         };
         self.read_off += n;
         self.stats.bytes_read += n;
-        self.afc_on_read(now, n);
-        if self.conn == Conn::Established && !self.fin_received {
-            // Unsolicited window update (RFC 9293 3.8.6.2.2, rule in fc::classic).
-            let buf = self.cfg.rcv_buf_bytes;
-            if classic::update_due(
-                self.cfg.window_update,
-                self.read_off,
-                self.rcv_nxt,
-                buf,
-                self.adv_right,
-                self.mss,
-            ) {
-                self.window_update_due = true;
-                self.ack_now = true;
-            }
+        let view = self.rcv_view();
+        let established = self.conn == Conn::Established && !self.fin_received;
+        let action = self.fc.on_read(now, n, &view, established);
+        if let Some(at) = action.ack_by {
+            // A policy's ACK (AFC's proactive ACK) rides the delayed-ACK timer.
+            let at = self.timers.get(Timer::DelayedAck).map_or(at, |d| d.min(at));
+            self.timers.arm(Timer::DelayedAck, at);
+        }
+        if action.window_update {
+            // Unsolicited window update (RFC 9293 3.8.6.2.2, the rule in the policy).
+            self.window_update_due = true;
+            self.ack_now = true;
         }
         self.sync_timers(now);
         Some(chunk)
@@ -1688,6 +1765,26 @@ impl Endpoint {
                 self.unique_accepted,
                 self.rcv_nxt,
                 self.reasm.ooo_bytes()
+            ));
+        }
+        // The advertised window never exceeds the free buffer: no policy asks for more, and
+        // without window scaling none is offered. (With scaling, keeping the right edge
+        // while rcv_nxt moves by less than a unit rounds it up, RFC 7323 2.4, as Linux's
+        // `tcp_select_window` does: the edge can creep past the buffer by a few units.)
+        let buffer_edge = self.read_off + self.cfg.rcv_buf_bytes;
+        let asked = self.fc.right_edge(&self.rcv_view());
+        if asked > buffer_edge.max(self.adv_right) {
+            return Err(format!(
+                "{} asks for right edge {asked} beyond the buffer's {buffer_edge}",
+                self.fc.name()
+            ));
+        }
+        if self.rcv_wscale == 0
+            && self.adv_right > buffer_edge.max(self.cfg.rcv_buf_bytes.min(65535))
+        {
+            return Err(format!(
+                "advertised right edge {} beyond the buffer's {buffer_edge}",
+                self.adv_right
             ));
         }
         if let Some(&(_, e)) = self.reasm.ranges().last() {

@@ -131,6 +131,19 @@ pub struct TcpConfig {
     /// `ts_recover`) runs only "if not fast recovery phase" (`false`, the paper); `true`
     /// is an ablation that runs it in fast recovery too.
     pub afc_open_window_in_recovery: bool,
+    /// RSFC (`fc = "rsfc"`, RSFC paper section III): the threshold T on the estimated
+    /// buffering delay `t_buff`; `None` (scenario value `"rtt_min"`, the default) is T =
+    /// RTT_min, the paper's setting.
+    pub rsfc_threshold: Option<Duration>,
+    /// RSFC: raise the minima after a slow/fast cycle in which the receive rate increased,
+    /// and run the monitor state (III-C). `false` is the paper's Fig. 13 variant, whose
+    /// minima only ever decrease.
+    pub rsfc_minima_updates: bool,
+    /// RSFC: the window it starts from, in segments (10: Linux's initial receive window).
+    pub rsfc_initial_window_pkts: u32,
+    /// RSFC: the relative rise of the receive rate that counts as an increase (the paper
+    /// gives none; 0.1, and at least one segment more per interval).
+    pub rsfc_rho_increase: f64,
     /// Rate-based controllers only: multiply every receive-rate estimate by
     /// max(0, 1 + cv x N(0,1)), a seeded error with this coefficient of variation (thesis
     /// 6.2.4, Figure 6.7). 0 = exact estimates.
@@ -198,6 +211,10 @@ impl Default for TcpConfig {
             afc_rate_sampling: RateSampling::Paper,
             afc_suppress_congestion: true,
             afc_open_window_in_recovery: false,
+            rsfc_threshold: None,
+            rsfc_minima_updates: true,
+            rsfc_initial_window_pkts: 10,
+            rsfc_rho_increase: 0.1,
             rate_error_cv: 0.0,
             abc_limit_pkts: 1,
             proprate_threshold: Duration::from_millis(60),

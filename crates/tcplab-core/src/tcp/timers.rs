@@ -1,5 +1,5 @@
 //! The endpoint's timers (RFC 6298 retransmission, RFC 9293 3.8.6.1 persist, RFC 1122
-//! 4.2.3.2 delayed ACK, pacing) as a fixed table indexed by an enum: arming, disarming and
+//! 4.2.3.2 delayed ACK, pacing, the receiver policy's timer) as a fixed table indexed by an enum: arming, disarming and
 //! finding the earliest deadline never walk a list (DESIGN.md "Timers").
 
 use crate::time::Instant;
@@ -10,27 +10,30 @@ pub enum Timer {
     Persist = 1,
     DelayedAck = 2,
     Pacing = 3,
+    /// The receiver policy's own timer (`fc::ReceiverPolicy::poll_timeout`).
+    FlowControl = 4,
 }
 
 impl Timer {
-    pub const ALL: [Timer; 4] = [
+    pub const ALL: [Timer; 5] = [
         Timer::Retransmit,
         Timer::Persist,
         Timer::DelayedAck,
         Timer::Pacing,
+        Timer::FlowControl,
     ];
 }
 
 /// Deadlines, `Instant::MAX` when disarmed.
 #[derive(Clone, Debug)]
 pub struct TimerTable {
-    deadline: [Instant; 4],
+    deadline: [Instant; 5],
 }
 
 impl Default for TimerTable {
     fn default() -> Self {
         TimerTable {
-            deadline: [Instant::MAX; 4],
+            deadline: [Instant::MAX; 5],
         }
     }
 }

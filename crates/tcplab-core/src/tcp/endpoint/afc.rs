@@ -1,13 +1,13 @@
 //! The AFC glue of the endpoint (Sanadhya & Sivakumar 2014, section 4.2): the AFC-permitted
-//! handshake and rate option (4.2.1), the receiver's rate sampling and proactive ACKs
-//! (Algorithms 1-3, 4.1.3), and the sender's flow window, zero-window flag, open-window
-//! recovery and burst control (Algorithm 4, 4.1.2, 4.1.4). The algorithms themselves are in
-//! `fc/afc.rs`; this file only wires them to the endpoint's state.
+//! handshake (4.2.1) and the sender's flow window, zero-window flag, open-window recovery
+//! and burst control (Algorithm 4, 4.1.2, 4.1.4). The receiver half (rate sampling, the
+//! rate option, proactive ACKs: Algorithms 1-3, 4.1.3) is a receiver policy,
+//! `fc::afc::AfcReceiver`; the algorithms themselves are in `fc/afc.rs`.
 
 use super::Endpoint;
 use crate::cc::{CongestionControl, CongestionEvent};
-use crate::fc::afc::{self, RateSampler, RateSampling};
-use crate::fc::FcKind;
+use crate::fc::afc;
+use crate::fc::{Fc, FcKind};
 use crate::segment::{Segment, TcpOptions};
 use crate::tcp::timers::Timer;
 use crate::time::Instant;
@@ -19,12 +19,6 @@ pub(super) struct AfcState {
     /// Both ends offered AFC-permitted on the SYN exchange.
     pub(super) ok: bool,
     pub(super) peer_offered: bool,
-    // Receiver (Table 2).
-    pub(super) sampler: RateSampler,
-    /// A proactive ACK waits on the delayed-ACK timer (section 4.1.3).
-    pub(super) proactive_pending: bool,
-    /// The delayed-ACK timer fired for the proactive ACK alone.
-    pub(super) proactive_firing: bool,
     // Sender (Algorithm 4).
     /// `app_rate`: the peer's last reported read rate, bytes per second.
     pub(super) peer_rate: f64,
@@ -43,13 +37,10 @@ pub(super) struct AfcState {
 }
 
 impl AfcState {
-    pub(super) fn new(history_factor: f64) -> Self {
+    pub(super) fn new() -> Self {
         AfcState {
             ok: false,
             peer_offered: false,
-            sampler: RateSampler::new(history_factor, Instant::ZERO),
-            proactive_pending: false,
-            proactive_firing: false,
             peer_rate: 0.0,
             zw_flag: false,
             probe_due: false,
@@ -76,8 +67,9 @@ impl Endpoint {
         self.afc.ok = self.cfg.fc == FcKind::Afc && o.afc_permitted;
     }
 
-    pub(super) fn afc_on_establish(&mut self, now: Instant) {
-        self.afc.sampler = RateSampler::new(self.cfg.afc_history_factor, now);
+    /// The receiver policy in use (classic until the connection is established).
+    pub fn receiver_policy(&self) -> &Fc {
+        &self.fc
     }
 
     /// Whether AFC is in use on this connection (negotiated by both ends).
@@ -87,7 +79,10 @@ impl Endpoint {
 
     /// The receiver's `smooth_rx` in bytes per second (0 without AFC).
     pub fn afc_read_rate(&self) -> f64 {
-        self.afc.sampler.smooth_rx()
+        match &self.fc {
+            Fc::Afc(r) => r.sampler.smooth_rx(),
+            _ => 0.0,
+        }
     }
 
     /// The sender's flow window: `W_fc = awnd + app_rate * rtt` with AFC (Algorithm 4
@@ -97,96 +92,6 @@ impl Endpoint {
             afc::flow_window(self.peer_wnd, self.afc.peer_rate, self.rtt.srtt)
         } else {
             self.peer_wnd
-        }
-    }
-
-    // ------------------------------------------------------------ receiver (Alg. 1-3)
-
-    /// The highest stream offset the receive buffer can hold. Classic TCP never receives
-    /// beyond its advertised edge; with AFC the sender may, and Algorithm 1 lines 2-3 keep
-    /// what fits in `bufsize` past `read_nxt` and drop the rest.
-    pub(super) fn rcv_limit(&self) -> u64 {
-        if self.afc.ok {
-            self.adv_right.max(self.read_off + self.cfg.rcv_buf_bytes)
-        } else {
-            self.adv_right
-        }
-    }
-
-    /// The right edge to advertise: Algorithm 1 line 31, `window <- bufsize - (rcv_nxt -
-    /// read_nxt)`, i.e. the whole free space (no receiver SWS rounding); classic otherwise.
-    pub(super) fn afc_right_edge(&self) -> Option<u64> {
-        self.afc
-            .ok
-            .then(|| (self.read_off + self.cfg.rcv_buf_bytes).max(self.adv_right))
-    }
-
-    /// Algorithm 1 lines 28-29, after a data segment was processed. Our application reads
-    /// through `read`, so `bytes_read` is zero here; a read at this same instant (an
-    /// application waiting for the data) joins this sample (`RateSampler::update`). The
-    /// `reads_only` ablation skips it (`afc_rate_sampling`).
-    pub(super) fn afc_on_data_arrival(&mut self, now: Instant) {
-        if self.afc.ok
-            && self.cfg.afc_rate_sampling == RateSampling::Paper
-            && self.rcv_nxt > self.read_off
-        {
-            self.afc.sampler.update(0, now);
-        }
-    }
-
-    /// Algorithm 3 lines 7-14 after the application read `n` bytes.
-    pub(super) fn afc_on_read(&mut self, now: Instant, n: u64) {
-        if !self.afc.ok {
-            return;
-        }
-        self.afc.sampler.update(n, now);
-        let s = &self.afc.sampler;
-        let factor = self.cfg.afc_proactive_factor;
-        // Algorithm 3 line 9 tests the read rate; section 4.1.3 also asks for feedback
-        // "when there is a drastic change in the buffer state": "follow it up with more
-        // reports about the AR and B if the application drains the buffer quickly".
-        let free = (self.read_off + self.cfg.rcv_buf_bytes).saturating_sub(self.rcv_nxt);
-        let rate_moved = afc::proactive_due(s.smooth_rx(), s.last_rx(), factor);
-        let buffer_moved = afc::buffer_drained(free, self.last_adv_wnd, self.mss, factor);
-        if self.fin_received || !(rate_moved || buffer_moved) {
-            return;
-        }
-        // Section 4.1.3: "the ACK is delayed for a constant amount of time. If a reactive
-        // ACK ... is triggered within [it], the proactive ACK can be discarded." It rides
-        // the delayed-ACK timer, which every ACK sent disarms.
-        if !self.afc.proactive_pending {
-            self.afc.proactive_pending = true;
-            let at = now + self.cfg.afc_proactive_delay;
-            let at = self.timers.get(Timer::DelayedAck).map_or(at, |d| d.min(at));
-            self.timers.arm(Timer::DelayedAck, at);
-        }
-    }
-
-    /// The delayed-ACK timer fired: note whether it was for the proactive ACK alone.
-    pub(super) fn afc_on_delayed_ack_timer(&mut self) {
-        if self.afc.proactive_pending && self.pending_ack_bytes == 0 {
-            self.afc.proactive_firing = true;
-        }
-    }
-
-    /// Every segment we send: pure ACKs carry `smooth_rx` (Algorithm 1 line 35, Algorithm
-    /// 3 line 12). Data segments do not: the rate concerns the data we receive, and the
-    /// option would push a full-sized segment past the MTU.
-    pub(super) fn afc_fill_option(&mut self, seg: &mut Segment) {
-        if !self.afc.ok {
-            return;
-        }
-        if seg.payload_len == 0 && !seg.flags.syn() {
-            seg.options.afc_rate_kbps = Some(afc::encode_rate_kbps(self.afc.sampler.smooth_rx()));
-        }
-        if self.afc.proactive_pending {
-            if self.afc.proactive_firing {
-                self.stats.afc_proactive_acks += 1;
-            } else {
-                self.stats.afc_proactive_acks_suppressed += 1;
-            }
-            self.afc.proactive_pending = false;
-            self.afc.proactive_firing = false;
         }
     }
 
