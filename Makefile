@@ -33,18 +33,20 @@ $(BUILD): $(DEPS) $(RUST_SRC)
 	@test -x $(VENV)/bin/tcplab
 	@touch $@
 
-# The main job: one example run with its plots, then both paper reproductions in quick mode
+# The main job: one example run with its plots, then the AFC, rate-based and RSFC reproductions in quick mode
 # (reports with the papers' numbers beside ours). `make reproduce` runs the full ones.
 run: $(BUILD)
 	$(VENV)/bin/tcplab run $(SCENARIO) --out $(OUT)/$(basename $(notdir $(SCENARIO)))
 	$(VENV)/bin/tcplab reproduce afc --quick --out $(OUT)/reproduce-afc-quick > /dev/null
 	$(VENV)/bin/tcplab reproduce rate-based --quick --out $(OUT)/reproduce-rate-based-quick > /dev/null
-	@echo "reports: $(OUT)/reproduce-afc-quick/report.md, $(OUT)/reproduce-rate-based-quick/report.md"
+	$(VENV)/bin/tcplab reproduce rsfc --quick --out $(OUT)/reproduce-rsfc-quick > /dev/null
+	@echo "reports: $(OUT)/reproduce-afc-quick/report.md, $(OUT)/reproduce-rate-based-quick/report.md, $(OUT)/reproduce-rsfc-quick/report.md"
 
-# Full reproductions of both papers (minutes; both cores).
+# Full reproductions of AFC, the rate-based thesis and RSFC (minutes; both cores).
 reproduce: $(BUILD)
 	$(VENV)/bin/tcplab reproduce afc --out $(OUT)/reproduce-afc
 	$(VENV)/bin/tcplab reproduce rate-based --out $(OUT)/reproduce-rate-based
+	$(VENV)/bin/tcplab reproduce rsfc --out $(OUT)/reproduce-rsfc
 
 # tshark is only needed by the pcap test, which skips without it.
 tshark:

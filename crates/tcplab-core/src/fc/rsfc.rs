@@ -12,7 +12,8 @@
 //! - the receive rate rho.
 //!
 //! States: slow (the window grows by one MSS per data packet), fast (the window is
-//! `ceil(rho x RTT_min / MSS) x MSS`), and monitor (entered after `2T + 3 RTT_min` in fast;
+//! `ceil(rho x RTT_min / MSS) x MSS`), and monitor (entered after `2T + 3 RTT_min` in fast,
+//! counted from when the fast state's window took effect, see below;
 //! the window grows as in slow while rho is watched: (a) rho increases: back to slow with
 //! the minima seen in monitor and the window re-derived from them; (b) RD rises by T
 //! without rho increasing: halve both minima and go to fast). After a slow/fast cycle in
@@ -35,7 +36,10 @@
 //!   whole segments; a window under one segment would stall the sender).
 //! - The advertised right edge never moves left (RFC 9293 3.8.6.2.2, and Linux's
 //!   `tcp_select_window`, which the paper's kernel change sat behind): a smaller window is
-//!   offered as data arrives, so the clamp takes effect within one window of data.
+//!   offered as data arrives, so the clamp takes effect within one window of data. The
+//!   fast state's `2T + 3 RTT_min` is counted from then: section III-B derives it from the
+//!   moment the frozen window reaches the sender, which the paper takes to be one RTT_min
+//!   after the freeze; here it is when the edge offered before has been reached.
 //! - Halving RD_min assumes the two timestamp clocks count from a common origin (tcplab's
 //!   hosts do, unless `ts_offset` says otherwise); with an offset the halving still forces
 //!   the fast state, as the paper intends, and case (a) restores the minima.
@@ -140,8 +144,9 @@ pub struct Rsfc {
     cycle: Minima,
     cycle_rho_start: f64,
     cycle_rho_max: f64,
-    /// When the fast state was entered.
-    fast_since: Instant,
+    /// When the fast state's window took effect: the edge advertised before it was reached
+    /// (the right edge never moves left), so the sender now sees the clamped window.
+    clamp_since: Option<Instant>,
     /// Monitor: rho and RD at entry, minima seen in it.
     monitor_rho_ref: f64,
     monitor_rd_start: Option<i64>,
@@ -173,7 +178,7 @@ impl Rsfc {
             cycle: Minima::default(),
             cycle_rho_start: 0.0,
             cycle_rho_max: 0.0,
-            fast_since: now,
+            clamp_since: None,
             monitor_rho_ref: 0.0,
             monitor_rd_start: None,
             monitor: Minima::default(),
@@ -228,13 +233,14 @@ impl Rsfc {
             .unwrap_or(Duration(self.rtt_min.unwrap_or(0)))
     }
 
-    /// When the fast state turns into monitor: `2T + 3 RTT_min` after it began (III-C).
+    /// When the fast state turns into monitor: `2T + 3 RTT_min` after its window took
+    /// effect (III-C; see `clamp_since`).
     pub fn monitor_deadline(&self) -> Option<Instant> {
         if self.state != RsfcState::Fast || !self.cfg.minima_updates {
             return None;
         }
         let rtt_min = Duration(self.rtt_min?);
-        Some(self.fast_since + self.threshold().saturating_mul(2) + rtt_min.saturating_mul(3))
+        Some(self.clamp_since? + self.threshold().saturating_mul(2) + rtt_min.saturating_mul(3))
     }
 
     /// The estimated bandwidth-delay product `ceil(rho x RTT_min / MSS) x MSS`, at least
@@ -277,9 +283,9 @@ impl Rsfc {
         self.state_clock = now;
     }
 
-    fn enter_fast(&mut self, now: Instant) {
+    fn enter_fast(&mut self) {
         self.state = RsfcState::Fast;
-        self.fast_since = now;
+        self.clamp_since = None;
         self.wnd = self.bdp();
         self.stats.fast_entries += 1;
     }
@@ -355,7 +361,7 @@ impl ReceiverPolicy for Rsfc {
         v.adv_right
     }
 
-    fn on_data(&mut self, now: Instant, d: &DataArrival, _v: &RcvView) {
+    fn on_data(&mut self, now: Instant, d: &DataArrival, v: &RcvView) {
         self.advance_clock(now);
         // rho: bytes over an interval of at least RTT_min, closed by an arrival.
         let mut rho_updated = false;
@@ -410,7 +416,7 @@ impl ReceiverPolicy for Rsfc {
                 // packet"
                 self.wnd = (self.wnd + self.mss).min(cap);
                 if over == Some(true) {
-                    self.enter_fast(now);
+                    self.enter_fast();
                 }
             }
             RsfcState::Fast => {
@@ -447,12 +453,20 @@ impl ReceiverPolicy for Rsfc {
                         self.rd_min = self.rd_min.map(|m| m / 2);
                         self.rtt_min = self.rtt_min.map(|m| m / 2);
                         self.stats.minima_halvings += 1;
-                        self.enter_fast(now);
+                        self.enter_fast();
                     }
                 } else if self.monitor_rd_start.is_none() {
                     self.monitor_rd_start = sample.map(|s| s.0);
                 }
             }
+        }
+        // The clamp has taken effect once the edge offered before it is reached: from then
+        // on the next ACK offers rcv_nxt + the fast-state window (within one segment).
+        if self.state == RsfcState::Fast
+            && self.clamp_since.is_none()
+            && v.adv_right <= v.rcv_nxt + self.wnd + self.mss
+        {
+            self.clamp_since = Some(now);
         }
     }
 

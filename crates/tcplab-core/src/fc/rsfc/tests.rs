@@ -10,6 +10,8 @@ const TICK: Duration = Duration::from_millis(10);
 /// with a common origin (the paper's setting): RD and RTT come out exactly as asked.
 struct Feed {
     r: Rsfc,
+    /// The right edge the endpoint advertised (0: never ahead of RSFC's window).
+    adv_right: u64,
 }
 
 impl Feed {
@@ -20,6 +22,7 @@ impl Feed {
         };
         Feed {
             r: Rsfc::new(cfg, MSS, clocks, Instant::ZERO),
+            adv_right: 0,
         }
     }
 
@@ -35,7 +38,10 @@ impl Feed {
             tsecr: Some(our - (rtt_ms / 10) as u32),
             our_tsval: our,
         };
-        let v = view();
+        let v = RcvView {
+            adv_right: self.adv_right,
+            ..view()
+        };
         self.r.on_data(Instant::from_millis(at_ms), &d, &v);
     }
 
@@ -311,4 +317,26 @@ fn the_window_is_capped_by_the_buffer_and_respects_the_sws_rule() {
     let mut v = view();
     v.adv_right = 10_000_000;
     assert!(f.r.right_edge(&v) < v.adv_right);
+}
+
+#[test]
+fn the_fast_state_clock_starts_when_the_clamp_takes_effect() {
+    // The right edge never moves left: while the edge offered in the slow state is ahead of
+    // rcv_nxt + BDP the sender does not see the clamp yet, and 2T + 3 RTT_min (III-B, counted
+    // from when the frozen window reaches the sender) has not started.
+    let mut f = settled();
+    f.adv_right = 1_000_000;
+    f.pkt(1000, 310, 200);
+    assert_eq!(f.state(), RsfcState::Fast);
+    assert_eq!(f.r.monitor_deadline(), None);
+    f.run(1010, 1500, 10, 310, 200);
+    assert_eq!(f.r.monitor_deadline(), None);
+    // The edge is reached (within one segment of rcv_nxt + the 20-segment BDP).
+    f.adv_right = 21_000;
+    f.pkt(1500, 310, 200);
+    assert_eq!(f.r.monitor_deadline(), Some(Instant::from_millis(2500)));
+    f.run(1510, 2500, 10, 310, 200);
+    assert_eq!(f.state(), RsfcState::Fast);
+    f.pkt(2500, 310, 200);
+    assert_eq!(f.state(), RsfcState::Monitor);
 }

@@ -1,0 +1,76 @@
+"""`tcplab reproduce rsfc --quick --json`: the row contract of the RSFC reproduction (Xu, Leong,
+Leong and Razeen, Figures 8-10, 12, 15, 16), verdict rows that follow from the measured rows,
+and the issue's criteria on slow uplinks."""
+
+import json
+import statistics
+from pathlib import Path
+
+from conftest import cli
+
+FIELDS = {"experiment", "case", "variant", "metric", "unit", "ours", "paper"}
+RATES = (30, 50, 75, 100, 150, 200, 300, 400, 600, 800, 1200, 1600)
+
+
+def _rows(tmp_path: Path, *args: str) -> list[dict]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    r = cli("reproduce", "rsfc", *args, "--json", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert "Receiver-Side Flow Control" in d["paper"]
+    return d["rows"]
+
+
+def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
+    rows = _rows(tmp_path, "--quick")
+    for row in rows:
+        assert FIELDS <= set(row) <= FIELDS | {"note"}, row
+        assert isinstance(row["ours"], (int, float)), row
+        if row["paper"] and abs(row["ours"] / row["paper"] - 1) > 0.2:
+            assert row.get("note"), row
+    by = {(x["experiment"], x["case"], x["variant"], x["metric"]): x["ours"] for x in rows}
+
+    # Fig. 8: per uplink rate, both receivers; the summary rows are medians over the sweep.
+    rtt = {(v, k): by[("rtt-reduction", f"up{k}k", v, "rtt_median_ms")] for v in ("cubic", "rsfc") for k in RATES}
+    thr = {(v, k): by[("rtt-reduction", f"up{k}k", v, "upload_mbps")] for v in ("cubic", "rsfc") for k in RATES}
+    for v in ("cubic", "rsfc"):
+        assert abs(by[("rtt-reduction", "all", v, "rtt_median_ms")] - statistics.median(rtt[(v, k)] for k in RATES)) < 1e-3
+    for k in RATES:
+        # Nobody uploads faster than the link.
+        assert 0 < thr[("cubic", k)] <= k / 1000 and 0 < thr[("rsfc", k)] <= k / 1000
+    # The issue's criteria, from the per-rate rows: on uplinks under 400 kbit/s RSFC's median
+    # RTT is at most a third of CUBIC's with at least 90% of its throughput.
+    slow = [k for k in RATES if k < 400]
+    assert max(rtt[("rsfc", k)] / rtt[("cubic", k)] for k in slow) <= 1 / 3
+    assert min(thr[("rsfc", k)] / thr[("cubic", k)] for k in slow) >= 0.9
+    assert by[("verdicts", "slow-uplink", "rtt-at-most-a-third", "holds")] == 1
+    assert by[("verdicts", "slow-uplink", "throughput-at-least-90pct", "holds")] == 1
+
+    # Figs. 9-10: the download behind the upload, d2 / d1 at least 2 on slow uplinks.
+    ratios = [by[("concurrent", f"up{k}k", "d2-vs-d1", "download_ratio")]
+              for k in RATES if by[("concurrent", f"up{k}k", "u0", "upload_mbps")] < 0.4]
+    assert by[("concurrent", "slow-uplink", "d2-vs-d1", "download_ratio_median")] >= 2
+    assert abs(by[("concurrent", "slow-uplink", "d2-vs-d1", "download_ratio_median")] - statistics.median(ratios)) < 1e-3 * max(ratios)
+    assert by[("verdicts", "slow-uplink", "download-ratio-at-least-2", "holds")] == 1
+
+    # Fig. 12: two RSFC uploads, Jain's index per rate in [0.5, 1].
+    for k in RATES:
+        assert 0.5 <= by[("fairness", f"up{k}k", "rsfc-rsfc", "jain")] <= 1 + 1e-9
+    assert by[("verdicts", "all", "rsfc-jain-at-least-0.9", "holds")] == (
+        1 if by[("fairness", "all", "rsfc-rsfc", "jain_median")] >= 0.9 else 0)
+
+    # Figs. 15-16: every sender cc against both receivers.
+    for cc in ("cubic", "newreno", "vegas", "westwood"):
+        assert by[("compat", "all", f"{cc}/rsfc", "rtt_median_ms")] < 1000
+        assert by[("compat", "all", f"{cc}/rsfc", "download_mbps_median")] > 0.4
+
+    # Every verdict is a computed 0 or 1; a failing one carries an explanation.
+    for x in rows:
+        if x["experiment"] == "verdicts":
+            assert x["ours"] in (0, 1) and x["paper"] == 1
+            assert x["ours"] == 1 or x.get("note"), x
+
+
+def test_quick_and_full_agree(tmp_path: Path):
+    # Quick mode runs the full grid (about a second): the same rows, the same verdicts.
+    assert _rows(tmp_path / "q", "--quick") == _rows(tmp_path / "f")
