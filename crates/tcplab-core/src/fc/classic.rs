@@ -101,6 +101,10 @@ impl ReceiverPolicy for Classic {
         v.adv_right
     }
     #[inline]
+    fn observes_data(&self) -> bool {
+        false
+    }
+    #[inline]
     fn on_data(&mut self, _now: Instant, _d: &DataArrival, _v: &RcvView) {}
     fn on_read(&mut self, _now: Instant, _n: u64, v: &RcvView, established: bool) -> ReadAction {
         ReadAction {

@@ -103,6 +103,11 @@ pub trait ReceiverPolicy {
     fn right_edge(&self, v: &RcvView) -> u64;
     /// The highest stream offset the buffer keeps (classic TCP: the advertised edge).
     fn rcv_limit(&self, v: &RcvView) -> u64;
+    /// Whether the policy wants `on_data` and has a timer (false: the endpoint builds no
+    /// `DataArrival` per segment, which costs a timestamp-clock division).
+    fn observes_data(&self) -> bool {
+        true
+    }
     /// A data segment was accepted; `v` is the buffer after it.
     fn on_data(&mut self, now: Instant, d: &DataArrival, v: &RcvView);
     /// The application read `n` bytes; `v` is the buffer after the read. `established` is
@@ -151,6 +156,10 @@ impl ReceiverPolicy for Fc {
     #[inline]
     fn rcv_limit(&self, v: &RcvView) -> u64 {
         dispatch!(self, p => p.rcv_limit(v))
+    }
+    #[inline]
+    fn observes_data(&self) -> bool {
+        dispatch!(self, p => p.observes_data())
     }
     #[inline]
     fn on_data(&mut self, now: Instant, d: &DataArrival, v: &RcvView) {

@@ -1034,7 +1034,7 @@ impl Endpoint {
             }
         }
         debug_assert_eq!(self.unique_accepted, self.rcv_nxt + self.reasm.ooo_bytes());
-        if len > 0 {
+        if len > 0 && self.fc.observes_data() {
             let ts = seg.options.timestamps.filter(|_| self.ts_ok);
             let arrival = DataArrival {
                 len,
