@@ -64,6 +64,16 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
         assert by[("compat", "all", f"{cc}/rsfc", "rtt_median_ms")] < 1000
         assert by[("compat", "all", f"{cc}/rsfc", "download_mbps_median")] > 0.4
 
+    # Figs. 13-14: per-phase throughput under the link's rate; the verdicts follow from the rows.
+    ph = {(v, c): by[("adaptation", c, v, "upload_mbps")]
+          for v in ("rsfc", "rsfc-no-minima-updates", "cubic") for c in ("0-5s", "5-20s", "20-60s")}
+    assert all(0 < x <= 1.0 for x in ph.values())
+    assert by[("verdicts", "20-60s", "updates-keep-the-link-used", "holds")] == (
+        1 if ph[("rsfc", "20-60s")] >= 0.9 * ph[("rsfc", "0-5s")] else 0)
+    assert by[("verdicts", "20-60s", "no-updates-underuses-the-link", "holds")] == (
+        1 if ph[("rsfc-no-minima-updates", "20-60s")] < 0.9 * ph[("rsfc-no-minima-updates", "0-5s")] else 0)
+    assert by[("adaptation", "0-60s", "rsfc-no-minima-updates", "minima_updates")] == 0
+
     # Every verdict is a computed 0 or 1; a failing one carries an explanation.
     for x in rows:
         if x["experiment"] == "verdicts":
