@@ -760,7 +760,57 @@ class Gen:
             doc["record"] = self.record(dur, [x[0] for x in links])
         if self.p(0.25):
             doc["elements"] = self.elements(dur, links)
+        if self.p(0.2):
+            doc["pages"] = self.pages(dur, nodes, defaults)
+            self.use("top.pages")
         return doc
+
+    def pages(self, dur: int, nodes: list[str], defaults: dict[str, Any]) -> list[dict[str, Any]]:
+        """Web page loads between two nodes (every topology here connects all nodes both ways):
+        sizes given or the page model, with or without their own TCP tables."""
+        r = self.r
+        out: list[dict[str, Any]] = []
+        for k in range(r.choice([1, 1, 2])):
+            client, server = r.sample(nodes, 2)
+            pg: dict[str, Any] = {"client": client, "server": server}
+            self.use("page.client", "page.server")
+            if self.p(0.5):
+                pg["name"] = f"page-{'XYZ'[k]}"
+                self.use("page.name")
+            if self.p(0.5):
+                pg["start"] = self.time(r.randint(0, max(dur // 2, 0)))
+                self.use("page.start")
+            if self.p(0.5):
+                pg["connections"] = r.choice([1, 2, 6, 64])
+                self.use("page.connections")
+            if self.p(0.4):
+                pg["request"] = self.size(r.choice([1, 300, 500, 2000]))
+                self.use("page.request")
+            if self.p(0.7):
+                pg["objects"] = [self.size(r.choice([1, 1000, log_uniform(r, 1, 50_000)])) for _ in range(r.randint(1, 12))]
+                self.use("page.objects")
+            else:
+                pg["model"] = "httparchive-2012"
+                self.use("page.model")
+                if self.p(0.5):
+                    pg["seed"] = r.choice([0, 7, U64])
+                    self.use("page.seed")
+            if self.p(0.3):
+                pg["tcp"] = self.tcp(dur)
+                self.use("page.tcp")
+            if self.p(0.3):
+                pg["cc"] = r.choice(self.cc)
+                pg.get("tcp", {}).pop("cc", None)
+                self.use("page.cc")
+            if self.p(0.2):
+                pg["server_tcp"] = self.tcp(dur)
+                self.use("page.server_tcp")
+            # RSFC reads timestamps: a valid page's client keeps them on.
+            client_tcp = dict(defaults.get("tcp", {})) | pg.get("tcp", {})
+            if client_tcp.get("fc") == "rsfc" and client_tcp.get("timestamps") is False:
+                pg.setdefault("tcp", {})["timestamps"] = True
+            out.append(pg)
+        return out
 
     def elements(self, dur: int, links: list[tuple[str, str, str, float]]) -> list[dict[str, Any]]:
         """BSF on the node a link leaves, with thresholds that satisfy eq. 5 (given, or from
@@ -2173,6 +2223,7 @@ def coverage_gaps(used: set[str] | Counter) -> list[str]:
     want |= {f"read.{k}" for k in ("unlimited", "string", "rate", "pattern", "tick", "blocking")}
     want |= {f"record.{k}" for k in ("interval", "timeseries", "exact_percentiles", "pcap")}
     want |= {f"queue.discipline.{d}" for d in s.variants()["discipline"]}
+    want |= {f"page.{k}" for k in s.PAGE_KEYS}
     want |= {"elements.bsf", "elements.bsf.formulas"} | {f"elements.bsf.{k}" for k in s.ELEMENT_KEYS["bsf"]}
     want |= {"defaults.tcp", "defaults.receiver_tcp", "defaults.read", "trace.shipped", "trace.generated", "queue.unlimited",
              "queue.packets", "queue.bytes", "queue.table", "loss.bernoulli", "loss.gilbert_elliott", "loss.none",

@@ -309,6 +309,20 @@ def _summary_table(s: dict[str, Any]) -> str:
     if erows:
         lines.append("")
         lines += _table(ehdr, erows)
+    prows = [
+        (
+            pg["name"],
+            f"{pg['start_s']:g}",
+            f"{pg['objects_done']}/{pg['objects']}",
+            f"{pg['bytes']:,}",
+            str(pg["connections_opened"]),
+            "-" if pg["load_time_s"] is None else f"{pg['load_time_s']:.3f}",
+        )
+        for pg in s.get("pages", [])
+    ]
+    if prows:
+        lines.append("")
+        lines += _table(("page", "start s", "objects", "bytes", "connections", "load time s"), prows)
     if len(s.get("flows", [])) > 1:
         lines.append(f"Jain fairness index: {s['jain_fairness']:.4f}")
     return "\n".join(lines)

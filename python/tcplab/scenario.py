@@ -206,7 +206,14 @@ class _Ctx:
 # --------------------------------------------------------------------------------------
 # Tables of the scenario file.
 
-TOP_KEYS = ["name", "description", "duration", "seed", "event_budget", "stop_when_done", "record", "topology", "defaults", "flows", "elements"]
+TOP_KEYS = ["name", "description", "duration", "seed", "event_budget", "stop_when_done", "record", "topology", "defaults", "flows", "elements", "pages"]
+# Keys of a web page load (docs/scenarios.md "Pages").
+PAGE_KEYS = ["name", "client", "server", "start", "connections", "request", "objects", "model", "seed", "cc", "tcp", "server_tcp"]
+#: Page models (docs/scenarios.md "Pages"): the HTTP Archive's average web page of early
+#: 2012 (S. Souders, "HTTP Archive: 2011 recap", 1 Feb 2012: 773 kB in Jan 2012, of which
+#: 34 kB HTML; "HTTP Archive: nine months", 17 Aug 2011: 76 requests per page): the HTML,
+#: then 75 objects with exponentially distributed sizes of mean (773 - 34) / 75 kB.
+PAGE_MODELS = {"httparchive-2012": {"html": 34_000, "objects": 75, "mean": (773_000 - 34_000) / 75, "min": 100}}
 # Keys of each node element kind (docs/scenarios.md "Elements"), besides "node" and "kind".
 ELEMENT_KEYS: dict[str, list[str]] = {
     "bsf": ["link", "weight", "total_buffer", "udp_buffer", "sessions", "bsf_thresh", "flush_thresh",
@@ -664,7 +671,9 @@ class _Parser:
         d_rtcp = self.tcp(defaults["receiver_tcp"], "defaults.receiver_tcp") if "receiver_tcp" in defaults else None
         d_read = self.read(defaults["read"], "defaults.read") if "read" in defaults else {"kind": "unlimited"}
         if "flows" not in raw:
-            raise c.error("flows", "missing: add at least one [[flows]] table")
+            if "pages" in raw:
+                return []
+            raise c.error("flows", "missing: add at least one [[flows]] table (or [[pages]])")
         fl = raw["flows"]
         if not isinstance(fl, list) or not fl or not all(isinstance(x, dict) for x in fl):
             raise c.error("flows", "expected an array of tables ([[flows]]) with at least one flow")
@@ -772,6 +781,70 @@ class _Parser:
         return out
 
     # -- record ----------------------------------------------------------------------------
+
+    def pages(self, raw: Mapping[str, Any], topo: _Topology, seed: int) -> list[dict[str, Any]]:
+        """``[[pages]]``: web page loads (the RSFC paper's section IV-C workload). Objects are
+        given as sizes, or drawn from a page model with the page's ``seed``."""
+        c = self.c
+        v = raw.get("pages", [])
+        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+            raise c.error("pages", f"expected an array of tables ([[pages]]), got {_type_name(v)}")
+        defaults = c.table(raw.get("defaults", {}), "defaults", ["tcp", "receiver_tcp", "read"])
+        d_tcp = self.tcp(defaults["tcp"], "defaults.tcp") if "tcp" in defaults else {}
+        out = []
+        for i, pv in enumerate(v):
+            p = _join("pages", i)
+            t = c.table(pv, p, PAGE_KEYS, ["client", "server"])
+            name = c.get(t, "name", p, c.name, f"page-{i}")
+            ends = {}
+            for key in ("client", "server"):
+                n = c.name(t[key], _join(p, key))
+                if n not in topo.nodes:
+                    raise c.error(_join(p, key), self._unknown_node(n, topo.nodes))
+                ends[key] = n
+            if ends["client"] == ends["server"]:
+                raise c.error(_join(p, "server"), "the client and the server are the same node")
+            for a, b, key in ((ends["server"], ends["client"], "client"), (ends["client"], ends["server"], "server")):
+                if not topo.route_exists(a, b):
+                    raise c.error(_join(p, key), f"no route from '{a}' to '{b}'")
+            if ("objects" in t) == ("model" in t):
+                raise c.error(p, 'give either "objects" (a list of sizes) or "model" ("httparchive-2012")')
+            if "objects" in t:
+                ov = t["objects"]
+                if not isinstance(ov, list) or not ov:
+                    raise c.error(_join(p, "objects"), f"expected a non-empty array of sizes (e.g. [\"34kB\", \"10kB\"]), got {_show(ov)}")
+                objects = [c.size()(x, _join(_join(p, "objects"), k)) for k, x in enumerate(ov)]
+                if "seed" in t:
+                    raise c.error(_join(p, "seed"), '"seed" only applies to a page "model"')
+            else:
+                model = c.choice(list(PAGE_MODELS))(t["model"], _join(p, "model"))
+                pseed = c.get(t, "seed", p, c.integer(), seed * 1_000_003 + i)
+                objects = _page_model(model, pseed)
+            tcp = dict(d_tcp)
+            if "tcp" in t:
+                tcp |= self.tcp(t["tcp"], _join(p, "tcp"))
+            if "cc" in t:
+                if "tcp" in t and "cc" in t["tcp"]:
+                    raise c.error(_join(p, "cc"), "given twice: here and as tcp.cc; keep one")
+                tcp["cc"] = c.choice(variants()["cc"])(t["cc"], _join(p, "cc"))
+            server_tcp = None
+            if "server_tcp" in t:
+                server_tcp = dict(tcp) | self.tcp(t["server_tcp"], _join(p, "server_tcp"))
+            if tcp.get("fc") == "rsfc" and tcp.get("timestamps") is False:
+                raise c.error(_join(p, "tcp.timestamps"), 'fc = "rsfc" reads delays off TCP timestamps (RSFC paper III-D); '
+                              "the receiver needs timestamps = true")
+            out.append({
+                "name": name,
+                "client": ends["client"],
+                "server": ends["server"],
+                "start": c.get(t, "start", p, c.time(), 0),
+                "connections": c.get(t, "connections", p, c.integer(1, 64), 6),
+                "request_bytes": c.get(t, "request", p, c.size(), 500),
+                "objects": objects,
+                "tcp": tcp,
+                "server_tcp": server_tcp,
+            })
+        return out
 
     def elements(self, v: Any, topo: _Topology) -> list[dict[str, Any]]:
         """``[[elements]]``: elements on nodes (routers, base stations), each a table with
@@ -1066,6 +1139,19 @@ def scenario_sha256(source_bytes: bytes, overrides: list[tuple[str, Any]]) -> st
 _RANGE = re.compile(r"expected u(8|16|32|64)")
 
 
+def _page_model(model: str, seed: int) -> list[int]:
+    """A page of ``PAGE_MODELS[model]``: the HTML, then object sizes drawn (exponential) with
+    Python's Mersenne Twister seeded with ``seed``, the same on every machine."""
+    import random
+
+    m = PAGE_MODELS[model]
+    r = random.Random(seed)
+    sizes = [int(m["html"])]
+    for _ in range(int(m["objects"])):
+        sizes.append(max(int(m["min"]), round(-m["mean"] * math.log(1.0 - r.random()))))
+    return sizes
+
+
 def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
     c = ctx
     p = _Parser(ctx)
@@ -1078,6 +1164,8 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
     flows = p.flows(top, topo, duration)
     record = p.record(top.get("record", {}), topo)
     elements = p.elements(top.get("elements", []), topo)
+    seed = c.get(top, "seed", "", c.integer(), 0)
+    pages = p.pages(top, topo, seed)
     partial = {
         "name": name,
         "seed": c.get(top, "seed", "", c.integer(), 0),
@@ -1089,6 +1177,8 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
         "stop_when_done": c.get(top, "stop_when_done", "", c.boolean, False),
         "elements": elements,
     }
+    if pages:
+        partial["pages"] = pages
     ext = _ext()
     # The Rust side holds every rule a scenario must satisfy (tcplab_sim::validate), the
     # same that `run` applies: validating and running accept exactly the same scenarios.

@@ -28,6 +28,65 @@ pub struct Scenario {
     /// Elements on nodes (routers, base stations), in the order they see a packet.
     #[serde(default)]
     pub elements: Vec<ElementSpec>,
+    /// Web page loads (docs/scenarios.md "Pages").
+    #[serde(default)]
+    pub pages: Vec<PageSpec>,
+}
+
+impl Scenario {
+    /// Flows and page connections: each is a TCP connection of the world, flows first, then
+    /// every page's connections in order.
+    pub fn connection_count(&self) -> usize {
+        self.flows.len()
+            + self
+                .pages
+                .iter()
+                .map(|p| p.connections as usize)
+                .sum::<usize>()
+    }
+
+    /// The (data sender, receiver) nodes of connection `f` (a page's responses go from its
+    /// server to its client).
+    pub fn connection_ends(&self, f: usize) -> (&str, &str) {
+        if let Some(fl) = self.flows.get(f) {
+            return (&fl.src, &fl.dst);
+        }
+        let mut k = f - self.flows.len();
+        for p in &self.pages {
+            if k < p.connections as usize {
+                return (&p.server, &p.client);
+            }
+            k -= p.connections as usize;
+        }
+        ("", "")
+    }
+}
+
+/// One web page load: a client fetches `objects` from a server over up to `connections`
+/// persistent TCP connections (HTTP/1.1 without pipelining, as browsers of the RSFC paper's
+/// time): the first object (the HTML) alone on the first connection, then the others,
+/// each connection sending its next request once the previous response has fully arrived.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageSpec {
+    pub name: String,
+    /// Node of the browser (it opens the connections) and of the web server.
+    pub client: String,
+    pub server: String,
+    /// When the first connection opens.
+    #[serde(default)]
+    pub start: Instant,
+    /// Most connections open at once (browsers: 6 per host).
+    pub connections: u32,
+    /// Bytes of each request.
+    pub request_bytes: u64,
+    /// Response sizes in bytes, in the order requested; the first is the HTML.
+    pub objects: Vec<u64>,
+    /// TCP of the client (and of the server unless `server_tcp` is set).
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
+    pub server_tcp: Option<TcpConfig>,
 }
 
 /// An element on a node (see `crate::element`).

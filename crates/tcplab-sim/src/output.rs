@@ -25,6 +25,24 @@ pub struct Summary {
     pub elements: Vec<ElementSummary>,
     /// Jain's index over the flows' goodputs (1.0 with a single flow).
     pub jain_fairness: f64,
+    /// Web page loads (absent from runs without any).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages: Vec<PageSummary>,
+}
+
+/// One web page load (`[[pages]]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PageSummary {
+    pub name: String,
+    pub start_s: f64,
+    pub objects: u64,
+    /// Response bytes of all objects.
+    pub bytes: u64,
+    pub objects_done: u64,
+    pub connections_opened: u64,
+    /// From `start` to the last byte of the last object read; None if the page did not load
+    /// within the run.
+    pub load_time_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]

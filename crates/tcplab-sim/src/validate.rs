@@ -29,17 +29,19 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
     if scn.record.interval == Duration::ZERO {
         return Err(cfg("record.interval: must be greater than zero".into()));
     }
-    if scn.flows.is_empty() {
-        return Err(cfg("flows: a scenario needs at least one flow".into()));
+    if scn.flows.is_empty() && scn.pages.is_empty() {
+        return Err(cfg(
+            "flows: a scenario needs at least one flow (or page)".into()
+        ));
     }
-    if scn.flows.len() > MAX_FLOWS {
+    if scn.connection_count() > MAX_FLOWS {
         return Err(cfg(format!(
-            "flows: {} flows; at most {MAX_FLOWS} are supported",
-            scn.flows.len()
+            "flows: {} flows and page connections; at most {MAX_FLOWS} are supported",
+            scn.connection_count()
         )));
     }
     let graph = Graph::from_spec(&scn.topology)?;
-    let most = graph.links.len().max(2 * scn.flows.len());
+    let most = graph.links.len().max(2 * scn.connection_count());
     if most > MAX_INDEX as usize {
         return Err(cfg(format!(
             "the scenario has {most} links or endpoints; at most {MAX_INDEX} are supported"
@@ -168,46 +170,7 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
         }
         let rcfg = f.receiver_tcp.as_ref().unwrap_or(&f.tcp);
         for (side, c) in [("tcp", &f.tcp), ("receiver_tcp", rcfg)] {
-            // 65535 - 20 (IPv4) - 20 (TCP) - 40 (the most TCP options a segment carries):
-            // every segment then fits one IPv4 datagram.
-            if c.mss < 64 || c.mss > 65_455 {
-                return Err(cfg(format!(
-                    "{}.mss: must be between 64 and 65455 bytes",
-                    at(side)
-                )));
-            }
-            if c.rcv_buf_bytes == 0 || c.snd_buf_bytes == 0 {
-                return Err(cfg(format!(
-                    "{}: buffers must be at least 1 byte",
-                    at(side)
-                )));
-            }
-            if c.ts_granularity == Duration::ZERO {
-                return Err(cfg(format!(
-                    "{}.ts_granularity: must be greater than zero",
-                    at(side)
-                )));
-            }
-            // RSFC's parameters (fc::rsfc).
-            if c.rsfc_threshold == Some(Duration::ZERO) {
-                return Err(cfg(format!(
-                    "{}.rsfc_threshold: must be \"rtt_min\" or greater than zero",
-                    at(side)
-                )));
-            }
-            if c.rsfc_initial_window_pkts == 0 || c.rsfc_initial_window_pkts > 1 << 20 {
-                return Err(cfg(format!(
-                    "{}.rsfc_initial_window_pkts: must be between 1 and 1048576",
-                    at(side)
-                )));
-            }
-            if !(c.rsfc_rho_increase > 0.0 && c.rsfc_rho_increase <= 10.0) {
-                return Err(cfg(format!(
-                    "{}.rsfc_rho_increase: must be above 0 and at most 10, got {}",
-                    at(side),
-                    c.rsfc_rho_increase
-                )));
-            }
+            check_tcp(&at(side), c).map_err(cfg)?;
         }
         if rcfg.fc == tcplab_core::fc::FcKind::Rsfc && !rcfg.timestamps {
             let side = if f.receiver_tcp.is_some() {
@@ -222,10 +185,60 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
             )));
         }
     }
+    for (pi, p) in scn.pages.iter().enumerate() {
+        let at = |k: &str| format!("pages[{pi}] ('{}').{k}", p.name);
+        if !names.insert(p.name.as_str()) {
+            return Err(cfg(format!(
+                "{}: name used twice (flows and pages share names)",
+                at("name")
+            )));
+        }
+        for (key, name) in [("client", &p.client), ("server", &p.server)] {
+            if graph.node(name).is_none() {
+                return Err(cfg(format!(
+                    "{}: unknown node '{name}' (nodes: {})",
+                    at(key),
+                    graph.nodes.join(", ")
+                )));
+            }
+        }
+        if p.client == p.server {
+            return Err(cfg(format!(
+                "{}: the client and the server are the same node",
+                at("server")
+            )));
+        }
+        if p.connections == 0 || p.connections > 64 {
+            return Err(cfg(format!(
+                "{}: must be between 1 and 64",
+                at("connections")
+            )));
+        }
+        if p.request_bytes == 0 {
+            return Err(cfg(format!("{}: must be at least 1 byte", at("request"))));
+        }
+        if p.objects.is_empty() || p.objects.contains(&0) {
+            return Err(cfg(format!(
+                "{}: a page needs at least one object, each at least 1 byte",
+                at("objects")
+            )));
+        }
+        check_tcp(&at("tcp"), &p.tcp).map_err(cfg)?;
+        if let Some(t) = &p.server_tcp {
+            check_tcp(&at("server_tcp"), t).map_err(cfg)?;
+        }
+        if p.tcp.fc == tcplab_core::fc::FcKind::Rsfc && !p.tcp.timestamps {
+            return Err(cfg(format!(
+                "{}.timestamps: fc = \"rsfc\" reads delays off TCP timestamps (RSFC paper III-D); \
+                 the receiver needs timestamps = true",
+                at("tcp")
+            )));
+        }
+    }
     if !scn.elements.is_empty() {
         let mut routes = |f: usize| {
-            let fl = &scn.flows[f];
-            match (graph.node(&fl.src), graph.node(&fl.dst)) {
+            let (src, dst) = scn.connection_ends(f);
+            match (graph.node(src), graph.node(dst)) {
                 (Some(s), Some(d)) => graph.route(s, d).unwrap_or_default(),
                 _ => Vec::new(),
             }
@@ -233,6 +246,41 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
         crate::element::build_all(scn, &graph, &mut routes)?;
     }
     Ok(graph)
+}
+
+/// The per-endpoint TCP rules; `at` names the table (`flows[0] ('f').tcp`).
+fn check_tcp(at: &str, c: &tcplab_core::tcp::TcpConfig) -> Result<(), String> {
+    // 65535 - 20 (IPv4) - 20 (TCP) - 40 (the most TCP options a segment carries):
+    // every segment then fits one IPv4 datagram.
+    if c.mss < 64 || c.mss > 65_455 {
+        return Err(format!("{}.mss: must be between 64 and 65455 bytes", at));
+    }
+    if c.rcv_buf_bytes == 0 || c.snd_buf_bytes == 0 {
+        return Err(format!("{}: buffers must be at least 1 byte", at));
+    }
+    if c.ts_granularity == Duration::ZERO {
+        return Err(format!("{}.ts_granularity: must be greater than zero", at));
+    }
+    // RSFC's parameters (fc::rsfc).
+    if c.rsfc_threshold == Some(Duration::ZERO) {
+        return Err(format!(
+            "{}.rsfc_threshold: must be \"rtt_min\" or greater than zero",
+            at
+        ));
+    }
+    if c.rsfc_initial_window_pkts == 0 || c.rsfc_initial_window_pkts > 1 << 20 {
+        return Err(format!(
+            "{}.rsfc_initial_window_pkts: must be between 1 and 1048576",
+            at
+        ));
+    }
+    if !(c.rsfc_rho_increase > 0.0 && c.rsfc_rho_increase <= 10.0) {
+        return Err(format!(
+            "{}.rsfc_rho_increase: must be above 0 and at most 10, got {}",
+            at, c.rsfc_rho_increase
+        ));
+    }
+    Ok(())
 }
 
 /// RED's parameters (config::RedSpec), each error naming the scenario key. Thresholds are

@@ -26,6 +26,8 @@ use tcplab_core::fc::FcKind;
 use tcplab_core::tcp::Endpoint;
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
 
+mod pages;
+
 /// Reported to the progress callback every few thousand events.
 #[derive(Copy, Clone, Debug)]
 pub struct Progress {
@@ -180,6 +182,9 @@ struct FlowState {
     interval_owd_sum_ns: u64,
     interval_owd_count: u64,
     isn: [SeqNo; 2],
+    /// A connection of a web page load (`pages`): responses in the data direction,
+    /// requests the other way.
+    page: Option<pages::PageConn>,
 }
 
 struct EpSlot {
@@ -223,6 +228,8 @@ struct World {
     nodes: Vec<String>,
     flows: Vec<FlowState>,
     eps: Vec<EpSlot>,
+    /// Web page loads; their connections are flows.
+    pages: Vec<pages::PageState>,
     /// Elements grouped by node in listing order; `node_elements[n]` is node n's range.
     elements: Vec<ElementSlot>,
     node_elements: Vec<(u32, u32)>,
@@ -473,8 +480,16 @@ impl World {
                 interval_owd_sum_ns: 0,
                 interval_owd_count: 0,
                 isn,
+                page: None,
             });
         }
+        let pages = pages::build(
+            scn,
+            &graph,
+            scn.record.exact_percentiles,
+            &mut flows,
+            &mut eps,
+        )?;
 
         let elements = crate::element::build_all(scn, &graph, &mut |f| flows[f].route_fwd.clone())?
             .into_iter()
@@ -494,7 +509,8 @@ impl World {
             for l in &links {
                 pkts += l.rate.capacity_bytes(Instant::ZERO, end) as u128 / 40;
             }
-            let ticks: u128 = scn.flows.len() as u128 * (end.as_nanos() as u128 / 100_000 + 10_000);
+            let ticks: u128 =
+                scn.connection_count() as u128 * (end.as_nanos() as u128 / 100_000 + 10_000);
             (1_000_000 + 4 * pkts + 4 * ticks).min(u64::MAX as u128) as u64
         };
         let mut ts = TimeSeries::default();
@@ -521,6 +537,7 @@ impl World {
             nodes: graph.nodes.clone(),
             flows,
             eps,
+            pages,
             elements,
             node_elements: vec![(0, 0); graph.nodes.len()],
             acts: Actions::default(),
@@ -535,6 +552,10 @@ impl World {
         };
         for fi in 0..w.flows.len() {
             let f = &w.flows[fi];
+            if f.page.as_ref().is_some_and(|c| c.idx > 0) {
+                // A page's other connections open once its HTML has arrived.
+                continue;
+            }
             let (start, stop) = (f.start, f.stop);
             if let Some(c) = f.connect {
                 w.q.schedule(c, Event::FlowConnect(fi as u32));
@@ -659,7 +680,7 @@ impl World {
     /// without completing). Never true for a scenario of unlimited flows only, which runs
     /// for its duration.
     fn all_finite_flows_done(&self) -> bool {
-        let finite = |f: &&FlowState| f.bytes.is_some() || f.stop.is_some();
+        let finite = |f: &&FlowState| f.bytes.is_some() || f.stop.is_some() || f.page.is_some();
         self.flows.iter().any(|f| finite(&f))
             && self
                 .flows
@@ -675,6 +696,10 @@ impl World {
     }
 
     fn on_flow_start(&mut self, now: Instant, f: usize) {
+        if self.flows[f].page.is_some() {
+            self.page_open(now, f);
+            return;
+        }
         self.flows[f].started = true;
         // A no-op if the flow connected earlier.
         self.eps[2 * f].ep.connect(now);
@@ -684,6 +709,10 @@ impl World {
 
     /// The bulk sender keeps the send buffer full until it has written everything.
     fn app_write(&mut self, now: Instant, f: usize) {
+        if self.flows[f].page.is_some() {
+            self.page_server_write(now, f);
+            return;
+        }
         let fl = &mut self.flows[f];
         if !fl.started || fl.closed {
             return;
@@ -813,7 +842,11 @@ impl World {
                 self.flows[f].rtt_seen = st.rtt_samples;
                 self.flows[f].rtt.record(rtt);
             }
-            self.app_write(now, f);
+            if self.flows[f].page.is_some() {
+                self.page_server_input(now, f);
+            } else {
+                self.app_write(now, f);
+            }
         } else {
             match self.flows[f].reader {
                 Reader::Unlimited => {
@@ -832,6 +865,9 @@ impl World {
                     }
                 }
                 _ => {}
+            }
+            if self.flows[f].page.is_some() {
+                self.page_client_input(now, f);
             }
         }
         self.drain(now, e);
@@ -1358,6 +1394,7 @@ impl World {
                 }
             }
         }
+        self.page_checks(&mut msgs);
         for m in msgs {
             self.violation(m);
         }
@@ -1484,6 +1521,19 @@ impl World {
                 })
                 .collect(),
             jain_fairness: jain(&g),
+            pages: self
+                .page_reports()
+                .into_iter()
+                .map(|p| crate::output::PageSummary {
+                    name: p.name,
+                    start_s: p.start_s,
+                    objects: p.objects as u64,
+                    bytes: p.bytes,
+                    objects_done: p.objects_done as u64,
+                    connections_opened: p.connections_opened as u64,
+                    load_time_s: p.load_time_s,
+                })
+                .collect(),
         };
         RunOutput {
             summary,

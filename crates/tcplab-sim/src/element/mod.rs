@@ -231,7 +231,7 @@ pub fn build_all(
                     Some(0) => return Err(err("sessions", "must be at least 1".into())),
                     Some(n) => n,
                     None => {
-                        let n = (0..scn.flows.len())
+                        let n = (0..scn.connection_count())
                             .filter(|&f| route_fwd(f).contains(&(li as u32)))
                             .count() as u64;
                         if n == 0 {
@@ -248,7 +248,7 @@ pub fn build_all(
                 })?;
                 out.push((
                     node,
-                    Box::new(bsf::Bsf::new(spec, li as u32, th, scn.flows.len())),
+                    Box::new(bsf::Bsf::new(spec, li as u32, th, scn.connection_count())),
                 ));
             }
         }

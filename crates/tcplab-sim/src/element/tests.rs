@@ -55,6 +55,7 @@ fn dumbbell() -> Scenario {
         flows: vec![flow(0), flow(1)],
         stop_when_done: false,
         elements: vec![],
+        pages: vec![],
     }
 }
 
@@ -464,6 +465,7 @@ fn base_station(n: u32, bsf: Option<BsfSpec>, secs: u64) -> Scenario {
             })
             .into_iter()
             .collect(),
+        pages: vec![],
     }
 }
 

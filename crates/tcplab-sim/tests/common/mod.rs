@@ -51,6 +51,7 @@ pub fn p2p(name: &str, down: LinkSpec, up: LinkSpec, secs: u64) -> Scenario {
         flows: vec![flow("download", "server", "client")],
         stop_when_done: false,
         elements: vec![],
+        pages: vec![],
     }
 }
 
