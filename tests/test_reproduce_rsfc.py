@@ -3,6 +3,7 @@ Leong and Razeen, Figures 8-10, 12, 15, 16), verdict rows that follow from the m
 and the issue's criteria on slow uplinks."""
 
 import json
+import math
 import statistics
 from pathlib import Path
 
@@ -74,11 +75,37 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
         1 if ph[("rsfc-no-minima-updates", "20-60s")] < 0.9 * ph[("rsfc-no-minima-updates", "0-5s")] else 0)
     assert by[("adaptation", "0-60s", "rsfc-no-minima-updates", "minima_updates")] == 0
 
+    # Fig. 11: page loads; a page that did not load within the run reports the run's bound.
+    for v in ("no-upload", "cubic", "rsfc"):
+        for k in RATES:
+            med = by.get(("web", f"up{k}k", v, "page_load_median_s"))
+            bound = by.get(("web", f"up{k}k", v, "page_load_median_s_at_least"))
+            assert (med is None) != (bound is None), (v, k)
+            assert med is None or 0 < med < bound_cap(by)
+    for v in ("no-upload", "rsfc"):
+        # Every page loaded within the run: the percentiles are measured, not bounds.
+        assert 0 < by[("web", "all", v, "page_load_p50_s")] <= by[("web", "all", v, "page_load_p90_s")] < bound_cap(by)
+    within30 = {v: by[("web", "all", v, "share_within_30s")] for v in ("no-upload", "cubic", "rsfc")}
+    assert by[("verdicts", "web", "no-upload-90pct-within-30s", "holds")] == (1 if within30["no-upload"] >= 0.9 else 0)
+    assert by[("verdicts", "web", "rsfc-70pct-within-30s", "holds")] == (1 if within30["rsfc"] >= 0.7 else 0)
+    assert by[("verdicts", "web", "cubic-70pct-above-2min", "holds")] == (
+        1 if by[("web", "all", "cubic", "share_above_120s")] >= 0.7 else 0)
+    # RSFC's pages load faster than behind a CUBIC upload at every rate.
+    for k in RATES:
+        rs = by[("web", f"up{k}k", "rsfc", "page_load_median_s")]
+        cu = by.get(("web", f"up{k}k", "cubic", "page_load_median_s"), math.inf)
+        assert rs < cu, k
+
     # Every verdict is a computed 0 or 1; a failing one carries an explanation.
     for x in rows:
         if x["experiment"] == "verdicts":
             assert x["ours"] in (0, 1) and x["paper"] == 1
             assert x["ours"] == 1 or x.get("note"), x
+
+
+def bound_cap(by: dict) -> float:
+    """The longest a page can take and still load within the run (web.toml: 900 s, start 10 s)."""
+    return 890.0
 
 
 def test_quick_and_full_agree(tmp_path: Path):

@@ -675,6 +675,8 @@ class _Parser:
                 return []
             raise c.error("flows", "missing: add at least one [[flows]] table (or [[pages]])")
         fl = raw["flows"]
+        if isinstance(fl, list) and not fl and raw.get("pages"):
+            return []  # page loads alone
         if not isinstance(fl, list) or not fl or not all(isinstance(x, dict) for x in fl):
             raise c.error("flows", "expected an array of tables ([[flows]]) with at least one flow")
         kind = topo.spec["kind"]
