@@ -3,7 +3,6 @@ Leong and Razeen, Figures 8-10, 12, 15, 16), verdict rows that follow from the m
 and the issue's criteria on slow uplinks."""
 
 import json
-import math
 import statistics
 from pathlib import Path
 
@@ -70,7 +69,7 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
     # Figs. 15-16: every sender cc against both receivers.
     for cc in ("cubic", "newreno", "vegas", "westwood"):
         assert by[("compat", "all", f"{cc}/rsfc", "rtt_median_ms")] < 1000
-        assert by[("compat", "all", f"{cc}/rsfc", "download_mbps_median")] > 0.4
+        assert by[("compat", "all", f"{cc}/rsfc", "download_mbps")] > 0.4
 
     # Figs. 13-14: per-phase throughput under the link's rate; the verdicts follow from the rows.
     ph = {(v, c): by[("adaptation", c, v, "upload_mbps")]
@@ -83,12 +82,12 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
     assert by[("adaptation", "0-60s", "rsfc-no-minima-updates", "minima_updates")] == 0
 
     # Fig. 11: page loads; a page that did not load within the run reports the run's bound.
+    notes = {(x["experiment"], x["case"], x["variant"], x["metric"]): x.get("note", "") for x in rows}
     for v in ("no-upload", "cubic", "rsfc"):
         for c in CASES:
-            med = by.get(("web", c, v, "page_load_median_s"))
-            bound = by.get(("web", c, v, "page_load_median_s_at_least"))
-            assert (med is None) != (bound is None), (v, c)
-            assert med is None or 0 < med < bound_cap(by)
+            k = ("web", c, v, "page_load_median_s")
+            # A measured time, or the run's bound with a note that says it is one.
+            assert 0 < by[k] < bound_cap(by) or (by[k] == bound_cap(by) and "lower bound" in notes[k]), k
     for v in ("no-upload", "rsfc"):
         # Every page loaded within the run: the percentiles are measured, not bounds.
         for c in ("all", "slow-uplink"):
@@ -103,9 +102,7 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
         1 if by[("web", "slow-uplink", "cubic", "share_above_120s")] >= 0.7 else 0)
     # RSFC's pages load faster than behind a CUBIC upload on every uplink.
     for c in CASES:
-        rs = by[("web", c, "rsfc", "page_load_median_s")]
-        cu = by.get(("web", c, "cubic", "page_load_median_s"), math.inf)
-        assert rs < cu, c
+        assert by[("web", c, "rsfc", "page_load_median_s")] < by[("web", c, "cubic", "page_load_median_s")], c
 
     # Every verdict is a computed 0 or 1; a failing one carries an explanation.
     for x in rows:
