@@ -201,6 +201,14 @@ pub struct Endpoint {
     recovery_cwnd: Option<u64>,
     /// A fast retransmission that ignores cwnd (RFC 6675 5 step 4.3, RFC 6582 3.2 step 2/4).
     force_rtx: bool,
+    /// AFC: a retransmission timeout fired and its retransmission goes at once (RFC 6298
+    /// 5.4), whatever the pacer holds. AFC does not tell congestion control of timeouts
+    /// (section 4.1.2), so a rate-based sender keeps pacing at the rate it had, which a
+    /// receiver with a small buffer can drive to a few kbit/s: without this, each
+    /// retransmission waited seconds for the pacer and the transfer crawled (property seed
+    /// 208: 86 of 122 kB in 3000 s). Senders whose congestion control hears the timeout
+    /// (every non-AFC sender) reset their pacing with it and are not affected.
+    rto_rtx_due: bool,
     probe_pending: bool,
     /// Offset of the outstanding 1-byte zero-window probe.
     probe_at: Option<u64>,
@@ -314,6 +322,7 @@ impl Endpoint {
             recover: 0,
             recovery_cwnd: None,
             force_rtx: false,
+            rto_rtx_due: false,
             probe_pending: false,
             probe_at: None,
             persist_backoff: 0,
@@ -1085,6 +1094,9 @@ impl Endpoint {
     }
 
     fn on_rto(&mut self, now: Instant) {
+        if self.conn == Conn::Established && !self.sb.is_empty() && self.afc_negotiated() {
+            self.rto_rtx_due = true;
+        }
         match self.conn {
             Conn::SynSent | Conn::SynReceived => {
                 self.syn_pending = true;
@@ -1323,7 +1335,8 @@ impl Endpoint {
 
     /// RFC 6675 NextSeg() (rules 1-3) under cwnd, the peer's window and Nagle/SWS.
     fn send_data(&mut self, now: Instant) -> Option<Segment> {
-        if let Some(rate) = self.cc.pacing_rate() {
+        let rto_rtx = self.rto_rtx_due && self.sb.next_lost().is_some();
+        if let Some(rate) = self.cc.pacing_rate().filter(|_| !rto_rtx) {
             // Thesis 4.3.1: rate-paced, not ACK-clocked; the rounding of the send times
             // follows the state (up in Buffer Fill, down in Drain and Monitor).
             let at = self.pacer.next_send_time(self.cc.pacing_rounding(), rate);
@@ -1452,6 +1465,7 @@ impl Endpoint {
     /// probably dropped, and a drop is the signal to react to. `data_segment` leaves it
     /// Not-ECT.
     fn retransmit(&mut self, now: Instant, i: usize) -> Segment {
+        self.rto_rtx_due = false;
         self.sb.on_retransmit(i, now);
         let s = *self.sb.get(i);
         self.stats.retransmitted_segments += 1;

@@ -201,7 +201,10 @@ mod tests {
         // p_tot = 3/2 (MSS / (RTT TBW))^2, and Mathis at p_tot is TBW again.
         for &(tbw, rtt) in &[(250e3 / 8.0, 0.1), (750e3 / 8.0, 0.05), (3e6 / 8.0, 0.2)] {
             let p = p_tot_for(tbw, MSS, rtt);
-            assert!((mathis_bw(MSS, rtt, p) / tbw - 1.0).abs() < 1e-12, "{tbw} {rtt} {p}");
+            assert!(
+                (mathis_bw(MSS, rtt, p) / tbw - 1.0).abs() < 1e-12,
+                "{tbw} {rtt} {p}"
+            );
         }
         // 250 kbit/s over 100 ms with 1460-byte segments: (1460 / (0.1 x 31250))^2 x 1.5.
         let p = p_tot_for(31_250.0, MSS, 0.1);
@@ -232,8 +235,16 @@ mod tests {
         let p = 0.001;
         let extra = rtt_con_for(tbw, MSS, 0.05, p).unwrap();
         assert!((mathis_bw(MSS, 0.05 + extra, p) / tbw - 1.0).abs() < 1e-12);
-        assert_eq!(rtt_con_for(tbw, MSS, 0.05, 0.0), None, "no drops: no delay does it");
-        assert_eq!(rtt_con_for(1e9, MSS, 0.05, p), None, "already below the target");
+        assert_eq!(
+            rtt_con_for(tbw, MSS, 0.05, 0.0),
+            None,
+            "no drops: no delay does it"
+        );
+        assert_eq!(
+            rtt_con_for(1e9, MSS, 0.05, p),
+            None,
+            "already below the target"
+        );
     }
 
     #[test]
@@ -278,7 +289,10 @@ mod tests {
             active: true,
         };
         // Fig. 6: TCP_2 (500, remote at 250) gives 250 to TCP_1 (250): 500 and 250.
-        assert_eq!(redistribute(&[local(250.0), remote(500.0, 250.0)]), vec![500.0, 250.0]);
+        assert_eq!(
+            redistribute(&[local(250.0), remote(500.0, 250.0)]),
+            vec![500.0, 250.0]
+        );
         // TCP_3 (250) joins: the 250 of excess is shared "fairly because TBW_1 equals to
         // TBW_3" (the paper's "TCP_1 and TCP_2" must mean TCP_1 and TCP_3).
         assert_eq!(
@@ -287,7 +301,10 @@ mod tests {
         );
         // Fig. 7 (a): the remote bottleneck falls to 100: "the updated TBWs are 650kbps and
         // 100kbps"; (b) TCP_2 stops: "750kbps and 0kbps".
-        assert_eq!(redistribute(&[local(250.0), remote(500.0, 100.0)]), vec![650.0, 100.0]);
+        assert_eq!(
+            redistribute(&[local(250.0), remote(500.0, 100.0)]),
+            vec![650.0, 100.0]
+        );
         let stopped = Share {
             admin: 500.0,
             remote_cap: Some(100.0),
