@@ -184,7 +184,7 @@ struct FlowState {
     isn: [SeqNo; 2],
     /// A connection of a web page load (`pages`): responses in the data direction,
     /// requests the other way.
-    page: Option<pages::PageConn>,
+    page: Option<Box<pages::PageConn>>,
 }
 
 struct EpSlot {
@@ -711,8 +711,14 @@ impl World {
     fn app_write(&mut self, now: Instant, f: usize) {
         if self.flows[f].page.is_some() {
             self.page_server_write(now, f);
-            return;
+        } else {
+            self.bulk_write(now, f);
         }
+    }
+
+    /// A bulk flow's application: it keeps the send buffer full until it has written
+    /// everything.
+    fn bulk_write(&mut self, now: Instant, f: usize) {
         let fl = &mut self.flows[f];
         if !fl.started || fl.closed {
             return;
@@ -845,7 +851,7 @@ impl World {
             if self.flows[f].page.is_some() {
                 self.page_server_input(now, f);
             } else {
-                self.app_write(now, f);
+                self.bulk_write(now, f);
             }
         } else {
             match self.flows[f].reader {

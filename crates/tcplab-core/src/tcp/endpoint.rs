@@ -1335,12 +1335,12 @@ impl Endpoint {
 
     /// RFC 6675 NextSeg() (rules 1-3) under cwnd, the peer's window and Nagle/SWS.
     fn send_data(&mut self, now: Instant) -> Option<Segment> {
-        let rto_rtx = self.rto_rtx_due && self.sb.next_lost().is_some();
-        if let Some(rate) = self.cc.pacing_rate().filter(|_| !rto_rtx) {
+        if let Some(rate) = self.cc.pacing_rate() {
             // Thesis 4.3.1: rate-paced, not ACK-clocked; the rounding of the send times
             // follows the state (up in Buffer Fill, down in Drain and Monitor).
             let at = self.pacer.next_send_time(self.cc.pacing_rounding(), rate);
-            if now < at {
+            let rto_rtx = self.rto_rtx_due && self.sb.next_lost().is_some();
+            if now < at && !rto_rtx {
                 if at != Instant::MAX
                     && (self.written > self.snd_nxt
                         || self.force_rtx

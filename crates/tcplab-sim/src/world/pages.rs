@@ -154,11 +154,11 @@ pub(super) fn build(
                 interval_owd_sum_ns: 0,
                 interval_owd_count: 0,
                 isn,
-                page: Some(PageConn {
+                page: Some(Box::new(PageConn {
                     page: pi,
                     idx: c,
                     ..PageConn::default()
-                }),
+                })),
             });
             conns.push(fi);
         }
