@@ -12,13 +12,19 @@ use std::process::ExitCode;
 use std::time::Instant as WallClock;
 use tcplab_sim::Scenario;
 
+const USAGE: &str = "usage: tcplab-sim SCENARIO.json [--seed N] [--repeat K] [--no-timeseries]";
+
 fn usage() -> ExitCode {
-    eprintln!("usage: tcplab-sim SCENARIO.json [--seed N] [--repeat K] [--no-timeseries]");
+    eprintln!("{USAGE}");
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let Some(path) = args.first() else {
         return usage();
     };
