@@ -187,6 +187,98 @@ struct FlowState {
     page: Option<Box<pages::PageConn>>,
 }
 
+impl FlowState {
+    /// A connection's record before it starts: `ends` and `routes` are (data sender,
+    /// receiver), `names` (cc, fc) as the summary shows them.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        name: String,
+        ends: (usize, usize),
+        start: Instant,
+        routes: (Vec<u32>, Vec<u32>),
+        names: (String, String),
+        reader: Reader,
+        exact: bool,
+        isn: [SeqNo; 2],
+    ) -> Self {
+        FlowState {
+            name,
+            src: ends.0,
+            dst: ends.1,
+            start,
+            connect: None,
+            stop: None,
+            bytes: None,
+            route_fwd: routes.0,
+            route_rev: routes.1,
+            cc: names.0,
+            fc: names.1,
+            reader,
+            started: false,
+            closed: false,
+            written: 0,
+            read: 0,
+            finished_at: None,
+            completed_at: None,
+            owd: DelayStats::new(exact),
+            rtt: DelayStats::new(exact),
+            rtt_seen: 0,
+            data_pkts_delivered: 0,
+            sampled_read: 0,
+            sampled_sent: 0,
+            interval_owd_sum_ns: 0,
+            interval_owd_count: 0,
+            isn,
+            page: None,
+        }
+    }
+}
+
+/// The nodes and routes of a connection whose data goes from `src` to `dst`, each given as
+/// (scenario key, node name); errors name the key through `at`.
+fn connection_ends(
+    graph: &crate::topology::Graph,
+    at: &dyn Fn(&str) -> String,
+    src: (&str, &str),
+    dst: (&str, &str),
+) -> Result<(usize, usize, Vec<u32>, Vec<u32>), SimError> {
+    let node = |(key, name): (&str, &str)| {
+        graph.node(name).ok_or_else(|| {
+            SimError::Config(format!(
+                "{}: unknown node '{name}' (nodes: {})",
+                at(key),
+                graph.nodes.join(", ")
+            ))
+        })
+    };
+    let (s, d) = (node(src)?, node(dst)?);
+    let fwd = graph.route(s, d).ok_or_else(|| {
+        SimError::Config(format!(
+            "{}: no route from '{}' to '{}'",
+            at(dst.0),
+            src.1,
+            dst.1
+        ))
+    })?;
+    let rev = graph.route(d, s).ok_or_else(|| {
+        SimError::Config(format!(
+            "{}: no route back from '{}' to '{}'",
+            at(src.0),
+            dst.1,
+            src.1
+        ))
+    })?;
+    Ok((s, d, fwd, rev))
+}
+
+/// The two endpoints' initial sequence numbers of connection `fi`, from the scenario seed.
+fn initial_seqnos(seed: u64, fi: usize) -> [SeqNo; 2] {
+    [
+        SeqNo(Rng::derive(seed, fi as u64, "isn-sender").next_u32()),
+        SeqNo(Rng::derive(seed, fi as u64, "isn-receiver").next_u32()),
+    ]
+}
+
 struct EpSlot {
     ep: Endpoint,
     /// When the live timer event fires (Instant::MAX: none); an event at any other time is
@@ -374,33 +466,8 @@ impl World {
         let mut eps = Vec::with_capacity(2 * scn.flows.len());
         for (fi, f) in scn.flows.iter().enumerate() {
             let at = |k: &str| format!("flows[{fi}] ('{}').{k}", f.name);
-            let node = |key: &str, name: &str| {
-                graph.node(name).ok_or_else(|| {
-                    SimError::Config(format!(
-                        "{}: unknown node '{name}' (nodes: {})",
-                        at(key),
-                        graph.nodes.join(", ")
-                    ))
-                })
-            };
-            let src = node("src", &f.src)?;
-            let dst = node("dst", &f.dst)?;
-            let route_fwd = graph.route(src, dst).ok_or_else(|| {
-                SimError::Config(format!(
-                    "{}: no route from '{}' to '{}'",
-                    at("dst"),
-                    f.src,
-                    f.dst
-                ))
-            })?;
-            let route_rev = graph.route(dst, src).ok_or_else(|| {
-                SimError::Config(format!(
-                    "{}: no route back from '{}' to '{}'",
-                    at("src"),
-                    f.dst,
-                    f.src
-                ))
-            })?;
+            let (src, dst, route_fwd, route_rev) =
+                connection_ends(&graph, &at, ("src", &f.src), ("dst", &f.dst))?;
             let reader = match &f.read {
                 ReadProfile::Unlimited => Reader::Unlimited,
                 ReadProfile::Constant {
@@ -432,10 +499,7 @@ impl World {
                 },
             };
             let rcfg = f.receiver_tcp.clone().unwrap_or_else(|| f.tcp.clone());
-            let isn = [
-                SeqNo(Rng::derive(scn.seed, fi as u64, "isn-sender").next_u32()),
-                SeqNo(Rng::derive(scn.seed, fi as u64, "isn-receiver").next_u32()),
-            ];
+            let isn = initial_seqnos(scn.seed, fi);
             let mut snd = Endpoint::new(f.tcp.clone(), isn[0]);
             // The rate-based sender reads the receiver's TSval clock (thesis 4.1.2): it is
             // configured with that host's tick, as a deployment would be per client OS.
@@ -451,37 +515,20 @@ impl World {
                 ep: rcv,
                 wake: Instant::MAX,
             });
-            let exact = scn.record.exact_percentiles;
-            flows.push(FlowState {
-                name: f.name.clone(),
-                src,
-                dst,
-                start: f.start,
-                connect: f.connect.filter(|&c| c < f.start),
-                stop: f.stop,
-                bytes: f.bytes,
-                route_fwd,
-                route_rev,
-                cc: serde_name(&f.tcp.cc),
-                fc: serde_name(&rcfg.fc),
+            let mut fl = FlowState::new(
+                f.name.clone(),
+                (src, dst),
+                f.start,
+                (route_fwd, route_rev),
+                (serde_name(&f.tcp.cc), serde_name(&rcfg.fc)),
                 reader,
-                started: false,
-                closed: false,
-                written: 0,
-                read: 0,
-                finished_at: None,
-                completed_at: None,
-                owd: DelayStats::new(exact),
-                rtt: DelayStats::new(exact),
-                rtt_seen: 0,
-                data_pkts_delivered: 0,
-                sampled_read: 0,
-                sampled_sent: 0,
-                interval_owd_sum_ns: 0,
-                interval_owd_count: 0,
+                scn.record.exact_percentiles,
                 isn,
-                page: None,
-            });
+            );
+            fl.connect = f.connect.filter(|&c| c < f.start);
+            fl.stop = f.stop;
+            fl.bytes = f.bytes;
+            flows.push(fl);
         }
         let pages = pages::build(
             scn,

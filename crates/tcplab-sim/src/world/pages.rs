@@ -11,10 +11,9 @@
 
 use super::{FlowState, Reader, World};
 use crate::config::PageSpec;
-use crate::stats::DelayStats;
 use crate::SimError;
 use tcplab_core::tcp::Endpoint;
-use tcplab_core::{Instant, Rng, SeqNo};
+use tcplab_core::Instant;
 
 /// A flow that is one connection of a page load.
 #[derive(Clone, Debug, Default)]
@@ -75,41 +74,14 @@ pub(super) fn build(
     let mut pages = Vec::with_capacity(scn.pages.len());
     for (pi, p) in scn.pages.iter().enumerate() {
         let at = |k: &str| format!("pages[{pi}] ('{}').{k}", p.name);
-        let node = |key: &str, name: &str| {
-            graph.node(name).ok_or_else(|| {
-                SimError::Config(format!(
-                    "{}: unknown node '{name}' (nodes: {})",
-                    at(key),
-                    graph.nodes.join(", ")
-                ))
-            })
-        };
-        let client = node("client", &p.client)?;
-        let server = node("server", &p.server)?;
-        let route_fwd = graph.route(server, client).ok_or_else(|| {
-            SimError::Config(format!(
-                "{}: no route from '{}' to '{}'",
-                at("client"),
-                p.server,
-                p.client
-            ))
-        })?;
-        let route_rev = graph.route(client, server).ok_or_else(|| {
-            SimError::Config(format!(
-                "{}: no route from '{}' to '{}'",
-                at("server"),
-                p.client,
-                p.server
-            ))
-        })?;
+        // The responses go from the server to the client.
+        let (server, client, route_fwd, route_rev) =
+            super::connection_ends(graph, &at, ("server", &p.server), ("client", &p.client))?;
         let scfg = server_tcp(p);
         let mut conns = Vec::with_capacity(p.connections as usize);
         for c in 0..p.connections as usize {
             let fi = flows.len();
-            let isn = [
-                SeqNo(Rng::derive(scn.seed, fi as u64, "isn-sender").next_u32()),
-                SeqNo(Rng::derive(scn.seed, fi as u64, "isn-receiver").next_u32()),
-            ];
+            let isn = super::initial_seqnos(scn.seed, fi);
             // The server sends the responses (the flow's sender) and listens; the client
             // opens the connection when the page needs it.
             let mut srv = Endpoint::new(scfg.clone(), isn[0]);
@@ -126,40 +98,22 @@ pub(super) fn build(
                 ep: cli,
                 wake: Instant::MAX,
             });
-            flows.push(FlowState {
-                name: format!("{}/{c}", p.name),
-                src: server,
-                dst: client,
-                start: p.start,
-                connect: None,
-                stop: None,
-                bytes: None,
-                route_fwd: route_fwd.clone(),
-                route_rev: route_rev.clone(),
-                cc: super::serde_name(&scfg.cc),
-                fc: super::serde_name(&p.tcp.fc),
-                reader: Reader::Unlimited,
-                started: false,
-                closed: false,
-                written: 0,
-                read: 0,
-                finished_at: None,
-                completed_at: None,
-                owd: DelayStats::new(exact),
-                rtt: DelayStats::new(exact),
-                rtt_seen: 0,
-                data_pkts_delivered: 0,
-                sampled_read: 0,
-                sampled_sent: 0,
-                interval_owd_sum_ns: 0,
-                interval_owd_count: 0,
+            let mut fl = FlowState::new(
+                format!("{}/{c}", p.name),
+                (server, client),
+                p.start,
+                (route_fwd.clone(), route_rev.clone()),
+                (super::serde_name(&scfg.cc), super::serde_name(&p.tcp.fc)),
+                Reader::Unlimited,
+                exact,
                 isn,
-                page: Some(Box::new(PageConn {
-                    page: pi,
-                    idx: c,
-                    ..PageConn::default()
-                })),
-            });
+            );
+            fl.page = Some(Box::new(PageConn {
+                page: pi,
+                idx: c,
+                ..PageConn::default()
+            }));
+            flows.push(fl);
             conns.push(fi);
         }
         pages.push(PageState {
