@@ -23,6 +23,7 @@
 //! path does not allocate once it has reached its working size.
 
 pub mod bsf;
+pub mod darca_meter;
 pub mod darca_model;
 
 use crate::packet::Packet;
