@@ -133,19 +133,22 @@ pub struct Share {
     pub admin: f64,
     /// What a remotely bottlenecked connection was revised down to (None: not remote).
     pub remote_cap: Option<f64>,
-    /// Present (false: left, or stopped sending: its target is 0).
+    /// Present. A connection that has not joined or has left is not administered at all
+    /// (Fig. 6: when TCP_1 leaves, only "the excess bandwidth originally received by TCP_1"
+    /// moves on); one that is present but stopped sending is remote with a cap of 0 (Fig. 7:
+    /// its whole target goes to the others).
     pub active: bool,
 }
 
-/// The proportional policy: each remote connection's target is its cap; an inactive one's is
-/// 0; the bandwidth they leave of their administrative targets goes to the other active
-/// connections in proportion to their administrative targets.
+/// The proportional policy: each remote connection's target is its cap, an absent one's 0;
+/// what the remote connections leave of their administrative targets goes to the other
+/// present connections in proportion to their administrative targets.
 pub fn redistribute(shares: &[Share]) -> Vec<f64> {
     let mut excess = 0.0;
     let mut weight = 0.0;
     for s in shares {
         match (s.active, s.remote_cap) {
-            (false, _) => excess += s.admin,
+            (false, _) => {}
             (true, Some(cap)) => excess += (s.admin - cap).max(0.0),
             (true, None) => weight += s.admin,
         }
@@ -305,12 +308,21 @@ mod tests {
             redistribute(&[local(250.0), remote(500.0, 100.0)]),
             vec![650.0, 100.0]
         );
-        let stopped = Share {
-            admin: 500.0,
-            remote_cap: Some(100.0),
+        assert_eq!(
+            redistribute(&[local(250.0), remote(500.0, 0.0)]),
+            vec![750.0, 0.0]
+        );
+        // Fig. 6 at 200 s: TCP_1 leaves; "the excess bandwidth originally received by TCP_1
+        // is now redistributed to TCP_3" (its own 250 is no longer administered).
+        let gone = Share {
+            admin: 250.0,
+            remote_cap: None,
             active: false,
         };
-        assert_eq!(redistribute(&[local(250.0), stopped]), vec![750.0, 0.0]);
+        assert_eq!(
+            redistribute(&[gone, remote(500.0, 250.0), local(250.0)]),
+            vec![0.0, 250.0, 500.0]
+        );
         // Proportional to the administrative targets.
         assert_eq!(
             redistribute(&[local(100.0), local(300.0), remote(400.0, 0.0)]),

@@ -23,6 +23,7 @@
 //! path does not allocate once it has reached its working size.
 
 pub mod bsf;
+pub mod darca_cycle;
 pub mod darca_meter;
 pub mod darca_model;
 
