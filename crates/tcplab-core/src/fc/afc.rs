@@ -3,7 +3,7 @@
 //! (read-rate sampling, the option's unit, the flow window, the proactive-ACK trigger, the
 //! burst gap); the endpoint glue is `tcp/endpoint/afc.rs`.
 
-use super::classic::{update_due, WindowUpdate};
+use super::classic::{read_update, WindowUpdate};
 use super::{DataArrival, RcvView, ReadAction, ReceiverPolicy};
 use crate::segment::Segment;
 use crate::tcp::TcpStats;
@@ -247,15 +247,7 @@ impl ReceiverPolicy for AfcReceiver {
             self.proactive_pending = true;
             a.ack_by = Some(now + self.proactive_delay);
         }
-        a.window_update = established
-            && update_due(
-                self.rule,
-                v.read_off,
-                v.rcv_nxt,
-                v.rcv_buf,
-                v.adv_right,
-                v.mss,
-            );
+        a.window_update = read_update(self.rule, v, established);
         a
     }
 

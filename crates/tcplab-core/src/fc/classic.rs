@@ -51,13 +51,29 @@ pub fn window_update_due(
     adv_right: u64,
     mss: u32,
 ) -> bool {
-    let edge = right_edge(read_off, rcv_buf, adv_right, mss);
-    if edge == adv_right {
+    doubles(
+        right_edge(read_off, rcv_buf, adv_right, mss),
+        rcv_nxt,
+        rcv_buf,
+        adv_right,
+    )
+}
+
+/// Linux's rule for an unsolicited update to the right edge `edge`: the window advertised
+/// now is at most half the buffer and the new one at least doubles it.
+pub fn doubles(edge: u64, rcv_nxt: u64, rcv_buf: u64, adv_right: u64) -> bool {
+    if edge <= adv_right {
         return false;
     }
     let cur = adv_right.saturating_sub(rcv_nxt);
     let new = edge - rcv_nxt;
     2 * cur <= rcv_buf && new >= 2 * cur
+}
+
+/// Whether a read makes classic TCP's unsolicited window update due (`rule`), on an
+/// established connection whose peer has not closed.
+pub fn read_update(rule: WindowUpdate, v: &RcvView, established: bool) -> bool {
+    established && update_due(rule, v.read_off, v.rcv_nxt, v.rcv_buf, v.adv_right, v.mss)
 }
 
 /// [`window_update_due`] under the chosen rule.
@@ -108,15 +124,7 @@ impl ReceiverPolicy for Classic {
     fn on_data(&mut self, _now: Instant, _d: &DataArrival, _v: &RcvView) {}
     fn on_read(&mut self, _now: Instant, _n: u64, v: &RcvView, established: bool) -> ReadAction {
         ReadAction {
-            window_update: established
-                && update_due(
-                    self.rule,
-                    v.read_off,
-                    v.rcv_nxt,
-                    v.rcv_buf,
-                    v.adv_right,
-                    v.mss,
-                ),
+            window_update: read_update(self.rule, v, established),
             ack_by: None,
         }
     }

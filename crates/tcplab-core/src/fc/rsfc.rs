@@ -474,16 +474,11 @@ impl ReceiverPolicy for Rsfc {
     /// the window we would offer at least doubles from at most half the buffer (the
     /// buffer was what limited it).
     fn on_read(&mut self, _now: Instant, _n: u64, v: &RcvView, established: bool) -> ReadAction {
-        let mut a = ReadAction::default();
-        if established {
-            let edge = self.right_edge(v);
-            if edge > v.adv_right {
-                let cur = v.adv_right.saturating_sub(v.rcv_nxt);
-                let new = edge - v.rcv_nxt;
-                a.window_update = 2 * cur <= v.rcv_buf && new >= 2 * cur;
-            }
+        ReadAction {
+            window_update: established
+                && super::classic::doubles(self.right_edge(v), v.rcv_nxt, v.rcv_buf, v.adv_right),
+            ack_by: None,
         }
-        a
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
