@@ -760,6 +760,16 @@ class Gen:
             doc["record"] = self.record(dur, [x[0] for x in links])
         if self.p(0.25):
             doc["elements"] = self.elements(dur, links)
+        # DARCA controls flows whose data crosses its link: the generated topologies' routes
+        # are known for the default ends (p2p server -> client over "downlink", dumbbell
+        # s<i> -> r<i> over "bottleneck").
+        crossing = {"point_to_point": (("server", "client"), "downlink", "client"),
+                    "dumbbell": (None, "bottleneck", "right")}.get(topo["kind"])
+        if crossing is not None and self.p(0.15):
+            ends, link, node = crossing
+            hits = [f for f, sh in zip(flows, shapes) if (sh == ends if ends else sh[0].startswith("s") and sh[1] == "r" + sh[0][1:])]
+            if hits:
+                doc.setdefault("elements", []).append(self.darca(dur, link, node, hits))
         if self.p(0.2):
             doc["pages"] = self.pages(dur, nodes, defaults)
             self.use("top.pages")
@@ -851,6 +861,39 @@ class Gen:
             self.use(*(f"elements.bsf.{k}" for k in e if k not in ("node", "kind")))
             out.append(e)
         return out
+
+    def darca(self, dur: int, link: str, node: str, flows: list[dict[str, Any]]) -> dict[str, Any]:
+        """DARCA at the node `link` ends at, per connection (the named single flows among
+        `flows`, all of which cross `link`) or per class; every key sometimes."""
+        r = self.r
+        e: dict[str, Any] = {"node": node, "kind": "darca", "link": link}
+        self.use("top.elements", "elements.darca")
+        named = [f["name"] for f in flows if "name" in f and f.get("count", 1) == 1]
+        if named and self.p(0.6):
+            e["targets"] = [{"flow": n, "rate": self.rate(log_uniform(r, 1, 10**9))} for n in r.sample(named, r.randint(1, len(named)))]
+            # A connection without timestamps needs an assumed RTT.
+            e["rtt"] = self.time(r.choice([MS, 100 * MS, log_uniform(r, 1, 10 * S)]))
+        else:
+            edges = sorted({0, *(log_uniform(r, 1, 5 * S) for _ in range(r.randint(1, 3)))})
+            if len(edges) < 2:
+                edges.append(edges[-1] + S)
+            e["classes"] = [{"rtt_min": self.time(lo), "rtt_max": self.time(hi), "rate": self.rate(log_uniform(r, 1, 10**9))}
+                            for lo, hi in zip(edges, edges[1:])]
+            if self.p(0.4):
+                e["class_rtt"] = r.choice(["harmonic", "midpoint"])
+        if self.p(0.5):
+            e["start"] = self.time(r.randrange(0, max(1, dur)))
+        for key, lo, hi in (("factor", 0.01, 0.99), ("tolerance", 0.01, 0.99)):
+            if self.p(0.3):
+                e[key] = r.uniform(lo, hi)
+        if self.p(0.3):
+            e["max_stable"] = self.time(log_uniform(r, 1, 200 * S))
+        if self.p(0.3):
+            e["min_convergence"] = self.time(log_uniform(r, 10 * MS, 5 * S))
+        if self.p(0.3):
+            e["rwnd"] = self.size(log_uniform(r, 1, 10**7))
+        self.use(*(f"elements.darca.{k}" for k in e if k not in ("node", "kind")))
+        return e
 
     def flow_times(self, f: dict[str, Any], dur: int, count: int) -> None:
         r = self.r
@@ -2225,6 +2268,7 @@ def coverage_gaps(used: set[str] | Counter) -> list[str]:
     want |= {f"queue.discipline.{d}" for d in s.variants()["discipline"]}
     want |= {f"page.{k}" for k in s.PAGE_KEYS}
     want |= {"elements.bsf", "elements.bsf.formulas"} | {f"elements.bsf.{k}" for k in s.ELEMENT_KEYS["bsf"]}
+    want |= {"elements.darca"} | {f"elements.darca.{k}" for k in s.ELEMENT_KEYS["darca"]}
     want |= {"defaults.tcp", "defaults.receiver_tcp", "defaults.read", "trace.shipped", "trace.generated", "queue.unlimited",
              "queue.packets", "queue.bytes", "queue.table", "loss.bernoulli", "loss.gilbert_elliott", "loss.none",
              "loss.gilbert_elliott.error_rate"}

@@ -256,6 +256,20 @@ class _ProgressBar:
             sys.stderr.flush()
 
 
+
+def _element_details(d: dict) -> str:
+    """An element's report as one table cell: scalars as key=value; lists and tables (DARCA's
+    rounds and units) only by their length, which summary.json gives in full."""
+    out = []
+    for k, v in d.items():
+        if isinstance(v, float):
+            out.append(f"{k}={v:g}")
+        elif isinstance(v, (list, dict)):
+            out.append(f"{k}=[{len(v)}]")
+        else:
+            out.append(f"{k}={v}")
+    return " ".join(out)
+
 def _summary_table(s: dict[str, Any]) -> str:
     lines = [f"scenario {s['scenario']}  seed {s['seed']}  simulated {s['duration_s']:g} s  {s['events']} events  wall {s['wall_s']:.2f} s"]
     hdr = ("flow", "direction", "cc/fc", "goodput Mbit/s", "delivered MB", "retx", "RTOs", "zero-win", "OWD p50/p95 ms", "RTT p50/p95 ms", "done s")
@@ -302,7 +316,7 @@ def _summary_table(s: dict[str, Any]) -> str:
             e["kind"],
             e["node"],
             *(str(e["counters"][k]) for k in ("seen", "forwarded", "dropped", "absorbed", "held", "created")),
-            " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in e.get("detail", {}).items()),
+            _element_details(e.get("detail", {})),
         )
         for e in s.get("elements", [])
     ]

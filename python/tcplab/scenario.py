@@ -218,6 +218,8 @@ PAGE_MODELS = {"httparchive-2012": {"html": 34_000, "objects": 75, "mean": (773_
 ELEMENT_KEYS: dict[str, list[str]] = {
     "bsf": ["link", "weight", "total_buffer", "udp_buffer", "sessions", "bsf_thresh", "flush_thresh",
             "ecn_history", "zwa_copies", "record_ttl"],
+    "darca": ["link", "start", "targets", "classes", "class_rtt", "factor", "tolerance", "max_stable",
+              "min_convergence", "rwnd", "rtt"],
 }
 # RED's keys in a `queue` table (discipline = "red"), after ns-2.35's Queue/RED parameters.
 RED_KEYS = ["min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "use_mark_p", "mark_p", "byte_mode", "queue_in_bytes", "mean_pktsize"]
@@ -864,18 +866,13 @@ class _Parser:
             if "kind" not in e:
                 raise c.error(_join(ep, "kind"), f'missing; one of {", ".join(map(json.dumps, ELEMENT_KEYS))}')
             kind = c.choice(list(ELEMENT_KEYS))(e["kind"], _join(ep, "kind"))
-            t = c.table(e, ep, ["node", "kind"] + ELEMENT_KEYS[kind], ["node", "kind"] + (["link"] if kind == "bsf" else []))
+            t = c.table(e, ep, ["node", "kind"] + ELEMENT_KEYS[kind], ["node", "kind", "link"])
             node = c.name(t["node"], _join(ep, "node"))
             if node not in topo.nodes:
                 raise c.error(_join(ep, "node"), self._unknown_node(node, topo.nodes))
             spec: dict[str, Any] = {"kind": kind}
             if kind == "bsf":
-                link = c.name(t["link"], _join(ep, "link"))
-                if link not in names:
-                    close = difflib.get_close_matches(link, names, n=1, cutoff=0.5)
-                    hint = f' (did you mean "{close[0]}"?)' if close else ""
-                    raise c.error(_join(ep, "link"), f'unknown link "{link}"{hint}')
-                spec["link"] = link
+                spec["link"] = self._link_name(t["link"], _join(ep, "link"), names)
                 if "weight" in t:
                     w = c.fraction(t["weight"], _join(ep, "weight"))
                     if w == 0.0:
@@ -898,8 +895,69 @@ class _Parser:
                     spec["zwa_copies"] = c.integer(1, 16)(t["zwa_copies"], _join(ep, "zwa_copies"))
                 if "record_ttl" in t:
                     spec["record_ttl"] = c.time(allow_zero=False)(t["record_ttl"], _join(ep, "record_ttl"))
+            if kind == "darca":
+                spec.update(self._darca(t, ep, names))
             out.append({"node": node, "element": spec})
         return out
+
+    def _darca(self, t: Mapping[str, Any], ep: str, links: list[str]) -> dict[str, Any]:
+        """DARCA's keys (docs/darca.md); the Rust side checks flows, routes and ranges."""
+        c = self.c
+        spec: dict[str, Any] = {"link": self._link_name(t["link"], _join(ep, "link"), links)}
+        if "start" in t:
+            spec["start"] = c.time()(t["start"], _join(ep, "start"))
+        for key in ("max_stable", "min_convergence"):
+            if key in t:
+                spec[key] = c.time(allow_zero=False)(t[key], _join(ep, key))
+        if spec.get("min_convergence", 10_000_000) < 10_000_000:
+            raise c.error(_join(ep, "min_convergence"), f"must be at least 10ms (a round must be long enough to measure a rate), got {_show(t['min_convergence'])}")
+        if "rtt" in t:
+            spec["rtt"] = c.time(allow_zero=False)(t["rtt"], _join(ep, "rtt"))
+        for key in ("factor", "tolerance"):
+            if key in t:
+                x = c.fraction(t[key], _join(ep, key))
+                if not 0.0 < x < 1.0:
+                    raise c.error(_join(ep, key), f"must be between 0 and 1 (exclusive), got {_show(t[key])}")
+                spec[key] = x
+        if "rwnd" in t:
+            spec["rwnd"] = c.size()(t["rwnd"], _join(ep, "rwnd"))
+        if "class_rtt" in t:
+            spec["class_rtt"] = c.choice(["harmonic", "midpoint"])(t["class_rtt"], _join(ep, "class_rtt"))
+        if ("targets" in t) == ("classes" in t):
+            raise c.error(_join(ep, "targets"), "give either targets (per connection) or classes (per class), one of the two")
+        if "targets" in t:
+            v = t["targets"]
+            if not isinstance(v, list) or not v:
+                raise c.error(_join(ep, "targets"), f'expected a non-empty array like [{{ flow = "tcp1", rate = "250kbit/s" }}], got {_show(v)}')
+            out = []
+            for i, x in enumerate(v):
+                tp = _join(_join(ep, "targets"), i)
+                xt = c.table(x, tp, ["flow", "rate"], ["flow", "rate"])
+                out.append({"flow": c.name(xt["flow"], _join(tp, "flow")), "bps": c.rate()(xt["rate"], _join(tp, "rate"))})
+            spec["targets"] = out
+        else:
+            v = t["classes"]
+            if not isinstance(v, list) or not v:
+                raise c.error(_join(ep, "classes"), f'expected a non-empty array like [{{ rtt_min = "0ms", rtt_max = "60ms", rate = "3Mbit/s" }}], got {_show(v)}')
+            out = []
+            for i, x in enumerate(v):
+                tp = _join(_join(ep, "classes"), i)
+                xt = c.table(x, tp, ["rtt_min", "rtt_max", "rate"], ["rtt_min", "rtt_max", "rate"])
+                lo = c.time()(xt["rtt_min"], _join(tp, "rtt_min"))
+                hi = c.time(allow_zero=False)(xt["rtt_max"], _join(tp, "rtt_max"))
+                if hi <= lo:
+                    raise c.error(_join(tp, "rtt_max"), f"must be above rtt_min ({_show(xt['rtt_min'])}), got {_show(xt['rtt_max'])}")
+                out.append({"rtt_min": lo, "rtt_max": hi, "bps": c.rate()(xt["rate"], _join(tp, "rate"))})
+            spec["classes"] = out
+        return spec
+
+    def _link_name(self, v: Any, path: str, links: list[str]) -> str:
+        link = self.c.name(v, path)
+        if link not in links:
+            close = difflib.get_close_matches(link, links, n=1, cutoff=0.5)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise self.c.error(path, f'unknown link "{link}"{hint}')
+        return link
 
     def _packets(self, v: Any, path: str, *, allow_zero: bool) -> int:
         """A count of packets written like a queue limit in packets: ``"20pkts"``."""

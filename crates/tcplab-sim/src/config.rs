@@ -101,6 +101,96 @@ pub struct ElementSpec {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ElementKind {
     Bsf(BsfSpec),
+    Darca(DarcaSpec),
+}
+
+/// DARCA at an edge router (DARCA paper sections 2-4; `crate::element::darca`): the control
+/// point is the input port of the element's node on `link`. Either per-connection targets
+/// (`targets`) or per-class control (`classes`), not both.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DarcaSpec {
+    /// The controlled link: it ends at the element's node.
+    pub link: String,
+    /// When DARCA starts its first control cycle (Fig. 5: 100 s; Figs. 6-7: 1 s). It meters
+    /// from the start of the run.
+    #[serde(default)]
+    pub start: Instant,
+    /// Per-connection administrative targets.
+    #[serde(default)]
+    pub targets: Vec<DarcaTarget>,
+    /// Per-class control (section 3).
+    #[serde(default)]
+    pub classes: Vec<DarcaClass>,
+    /// How a class's representative RTT is found (section 3).
+    #[serde(default)]
+    pub class_rtt: DarcaClassRtt,
+    /// The learning rounds' revision factor (section 2: 0.8).
+    #[serde(default = "default_darca_factor")]
+    pub factor: f64,
+    /// Relative distance from the target that still sets isSTABLE (the paper gives none).
+    #[serde(default = "default_darca_tolerance")]
+    pub tolerance: f64,
+    /// Longest stable phase before the cycle restarts (Fig. 7: "near 100 sec").
+    #[serde(default = "default_darca_max_stable")]
+    pub max_stable: Duration,
+    /// Shortest convergence period: eq. 1 gives a few round trips at high drop rates, and
+    /// a round shorter than this measures too few packets to judge a rate.
+    #[serde(default = "default_darca_min_convergence")]
+    pub min_convergence: Duration,
+    /// The receiver window, bytes, that bounds a connection's window when it sees no drop
+    /// (the paper's 65536).
+    #[serde(default = "default_darca_rwnd")]
+    pub rwnd: u64,
+    /// RTT assumed for a connection whose packets carry no timestamps (the meter cannot
+    /// time it); None: such a connection is an error to control.
+    #[serde(default)]
+    pub rtt: Option<Duration>,
+}
+
+/// One connection's administrative target, bit/s of TCP payload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DarcaTarget {
+    pub flow: String,
+    pub bps: u64,
+}
+
+/// A class of connections by RTT (section 3): connections whose smallest measured RTT lies
+/// in `[rtt_min, rtt_max)` share the class's target `bps` (its aggregate), each controlled
+/// at `bps / fn`, `fn` its members present.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DarcaClass {
+    pub rtt_min: Duration,
+    pub rtt_max: Duration,
+    pub bps: u64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DarcaClassRtt {
+    /// Eq. 5: the harmonic mean of the members' measured RTTs.
+    #[default]
+    Harmonic,
+    /// The middle of the class's RTT range (no per-flow RTT needed).
+    Midpoint,
+}
+
+fn default_darca_factor() -> f64 {
+    0.8
+}
+fn default_darca_tolerance() -> f64 {
+    0.1
+}
+fn default_darca_max_stable() -> Duration {
+    Duration::from_secs(100)
+}
+fn default_darca_min_convergence() -> Duration {
+    Duration::from_millis(500)
+}
+fn default_darca_rwnd() -> u64 {
+    65536
 }
 
 /// BSF at a base station (BSF paper section III; `crate::element::bsf`). What the paper

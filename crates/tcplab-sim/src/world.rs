@@ -651,6 +651,12 @@ impl World {
     }
 
     fn run(&mut self, progress: &mut dyn FnMut(Progress) -> bool) -> Result<(), SimError> {
+        for (i, e) in self.elements.iter_mut().enumerate() {
+            if let Some(t) = e.elem.first_timer() {
+                e.wake = t;
+                self.q.schedule(t, Event::ElementTimer(i as u32));
+            }
+        }
         while let Some(t) = self.q.peek_time() {
             if t >= self.end {
                 break;

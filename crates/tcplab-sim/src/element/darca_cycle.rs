@@ -61,6 +61,8 @@ pub struct Cycle {
     /// Counts of what happened, for the report.
     pub cycles_started: u64,
     pub learning_rounds: u64,
+    /// The current round's `held` flags (see [`Cycle::on_round`]).
+    held: Vec<bool>,
 }
 
 impl Cycle {
@@ -83,6 +85,7 @@ impl Cycle {
             stable_since: None,
             cycles_started: 0,
             learning_rounds: 0,
+            held: Vec::new(),
         };
         c.restart();
         c
@@ -134,6 +137,19 @@ impl Cycle {
     /// The round's measurement: realised throughputs, one per connection, at `now`. Updates
     /// the phase and the targets of the next round.
     pub fn on_measurement(&mut self, now: Instant, rbw: &[f64]) {
+        self.on_round(now, rbw, &vec![false; rbw.len()]);
+    }
+
+    /// As [`Cycle::on_measurement`], with `held[i]`: the control point dropped packets of
+    /// connection i in the round. Such a connection's rate is the control's doing, so it is
+    /// not inferred remote for being below its target (section 2: a connection DARCA holds
+    /// "should eventually reduce or raise up to its TBW"; only one whose bottleneck is
+    /// elsewhere "would never" reach it). Without this, a round in which the model's drop rate
+    /// overshoots would take a local connection for a remote one and cut its target, and the
+    /// next round's higher drop rate would cut it again.
+    pub fn on_round(&mut self, now: Instant, rbw: &[f64], held: &[bool]) {
+        self.held.clear();
+        self.held.extend_from_slice(held);
         for (i, c) in self.conns.iter_mut().enumerate() {
             c.stable = !c.active || is_stable(rbw[i], self.targets[i], self.cfg.tolerance);
         }
@@ -166,7 +182,7 @@ impl Cycle {
     fn learn(&mut self, rbw: &[f64]) {
         self.learning_rounds += 1;
         for (i, c) in self.conns.iter_mut().enumerate() {
-            if c.active && !c.stable && rbw[i] < self.targets[i] {
+            if c.active && !c.stable && rbw[i] < self.targets[i] && !self.held[i] {
                 c.remote_cap = Some(revise_remote(self.targets[i], rbw[i], self.cfg.factor));
             }
         }
@@ -229,6 +245,24 @@ mod tests {
         // What TCP_4 leaves (493) goes to the others in proportion: they share 1993.
         let sum: f64 = c.targets()[..3].iter().sum();
         assert!((sum - (250.0 + 500.0 + 750.0 + 750.0 - 257.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_connection_the_control_holds_is_not_inferred_remote() {
+        let mut c = Cycle::new(cfg(), &[250.0, 750.0]);
+        // Both run below target; only the second carried its rate without our drops.
+        c.on_round(s(1), &[180.0, 300.0], &[true, false]);
+        assert_eq!(c.phase, Phase::Learning);
+        assert_eq!(
+            c.conns()[0].remote_cap,
+            None,
+            "held by the control: not remote"
+        );
+        assert_eq!(c.conns()[1].remote_cap, Some(600.0));
+        // A stopped connection (nothing carried) goes to 0 at once.
+        c.on_round(s(2), &[250.0, 0.0], &[true, false]);
+        assert_eq!(c.conns()[1].remote_cap, Some(0.0));
+        assert_eq!(c.targets(), &[1000.0, 0.0]);
     }
 
     #[test]

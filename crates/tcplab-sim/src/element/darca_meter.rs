@@ -8,12 +8,22 @@
 //!   comes back as the TSecr of a data packet (the part to the sender and back). Their sum is
 //!   one end-to-end RTT sample; the meter keeps the latest of each half and the smallest sum.
 //!   One sample of each half is in flight at a time, so the meter holds two numbers, not a
-//!   table per packet. Connections without timestamps give no RTT (the element then uses a
-//!   configured one).
-//! - **The original drop rate** `p_orig`: data packets that start below the highest sequence
-//!   already seen are retransmissions of losses elsewhere on the path (or reordered);
-//!   retransmissions of packets the control point dropped itself are not the path's and are
-//!   subtracted. `p_orig` over a period = such retransmissions / data packets.
+//!   table per packet. As in `pping`, a sample starts only at the first packet carrying a
+//!   new TSval (packets sent in the same clock tick share one, and the echo of the first of
+//!   them comes back first) and ends only at the exact echo of that value: a later echo
+//!   means the receiver skipped it (the cumulative ACK after a retransmission fills a hole
+//!   echoes the retransmission's newer TSval, which would otherwise time the retransmission
+//!   instead of the packet) and the sample is abandoned. Connections without timestamps give
+//!   no RTT (the element then uses a configured one).
+//! - **The original drop rate** `p_orig`: holes, data packets that start above the highest
+//!   sequence seen so far, are losses upstream of the control point (or reordering there);
+//!   `p_orig` over a period = holes / data packets, a loss-event rate as Mathis's model
+//!   takes it. Retransmissions (data starting below that sequence) are counted too, but
+//!   they do not measure the path: a sender that times out resends a whole window for one
+//!   loss (go-back-N), and those of packets the control point dropped itself are its own.
+//!   Losses downstream of the control point leave no hole and are not seen; DARCA's control
+//!   point is at the downstream edge, next to the receivers (section 4; its conclusion
+//!   leaves a control point elsewhere on the path to future work).
 //! - **Realised throughput** RBW: payload bytes the control point forwarded in the period.
 
 use tcplab_core::{Instant, Segment, SeqNo};
@@ -27,6 +37,11 @@ pub struct Meter {
     down: Option<(u32, Instant)>,
     /// An ACK TSval on its way to the sender, and when it passed.
     up: Option<(u32, Instant)>,
+    /// The TSval of the previous packet each way (a sample starts at a new one).
+    prev_data_tsval: Option<u32>,
+    prev_ack_tsval: Option<u32>,
+    /// Samples abandoned because the echo skipped their TSval.
+    pub abandoned: u64,
     /// Latest half-RTT samples, nanoseconds.
     last_down: Option<u64>,
     last_up: Option<u64>,
@@ -34,26 +49,50 @@ pub struct Meter {
     min_rtt: Option<u64>,
     /// The current period's counts.
     period: PeriodCounts,
+    /// The largest payload seen: the connection's MSS as far as the model is concerned.
+    pub mss: u32,
 }
 
 /// What one measurement period saw.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct PeriodCounts {
     pub data_pkts: u64,
+    /// Data starting above the highest sequence seen: a loss upstream.
+    pub holes: u64,
     pub retransmissions: u64,
     /// Data packets the control point dropped itself.
     pub own_drops: u64,
     /// Payload bytes forwarded.
     pub bytes: u64,
+    /// End-to-end RTT samples completed in the period and their sum (nanoseconds), for the
+    /// period's mean RTT (Mathis's model takes the average round trip, queueing included).
+    pub rtt_samples: u64,
+    pub rtt_sum_ns: u64,
 }
 
 impl PeriodCounts {
-    /// The path's own drop rate: retransmissions not caused by our drops, per data packet.
+    /// The path's own drop rate upstream of the control point: holes per data packet.
     pub fn p_orig(&self) -> f64 {
         if self.data_pkts == 0 {
             return 0.0;
         }
-        self.retransmissions.saturating_sub(self.own_drops) as f64 / self.data_pkts as f64
+        self.holes as f64 / self.data_pkts as f64
+    }
+
+    /// The mean of the period's RTT samples, seconds.
+    pub fn mean_rtt_s(&self) -> Option<f64> {
+        (self.rtt_samples > 0).then(|| self.rtt_sum_ns as f64 / self.rtt_samples as f64 / 1e9)
+    }
+
+    /// Adds another period's (or another connection's) counts: a class's aggregate.
+    pub fn add(&mut self, o: &PeriodCounts) {
+        self.data_pkts += o.data_pkts;
+        self.holes += o.holes;
+        self.retransmissions += o.retransmissions;
+        self.own_drops += o.own_drops;
+        self.bytes += o.bytes;
+        self.rtt_samples += o.rtt_samples;
+        self.rtt_sum_ns += o.rtt_sum_ns;
     }
 }
 
@@ -70,8 +109,10 @@ impl Meter {
         }
         let end = seg.seq + seg.payload_len;
         self.period.data_pkts += 1;
+        self.mss = self.mss.max(seg.payload_len);
         match self.high {
             Some(h) if seg.seq < h => self.period.retransmissions += 1,
+            Some(h) if seg.seq > h => self.period.holes += 1,
             _ => {}
         }
         if self.high.is_none_or(|h| end > h) {
@@ -83,16 +124,13 @@ impl Meter {
         }
         self.period.bytes += seg.payload_len as u64;
         if let Some(ts) = seg.options.timestamps {
-            if self.down.is_none() {
+            if self.down.is_none() && self.prev_data_tsval != Some(ts.tsval) {
                 self.down = Some((ts.tsval, now));
             }
+            self.prev_data_tsval = Some(ts.tsval);
             // The sender echoes an ACK's TSval: the upstream half is complete.
             if let Some((v, t)) = self.up {
-                if after(ts.tsecr, v) {
-                    self.last_up = Some(now.saturating_since(t).as_nanos());
-                    self.up = None;
-                    self.sum();
-                }
+                self.last_up = self.echo(ts.tsecr, v, t, now, true).or(self.last_up);
             }
         }
     }
@@ -101,15 +139,44 @@ impl Meter {
     pub fn on_ack(&mut self, now: Instant, seg: &Segment) {
         if let Some(ts) = seg.options.timestamps {
             if let Some((v, t)) = self.down {
-                if after(ts.tsecr, v) {
-                    self.last_down = Some(now.saturating_since(t).as_nanos());
-                    self.down = None;
-                    self.sum();
-                }
+                self.last_down = self.echo(ts.tsecr, v, t, now, false).or(self.last_down);
             }
-            if self.up.is_none() {
+            if self.up.is_none() && self.prev_ack_tsval != Some(ts.tsval) {
                 self.up = Some((ts.tsval, now));
             }
+            self.prev_ack_tsval = Some(ts.tsval);
+        }
+    }
+
+    /// An echo `tsecr` seen at `now` against the pending sample of TSval `v` started at `t`
+    /// (`up`: the half towards the sender): the half's duration when it is `v`'s echo; the
+    /// sample is dropped when the echo has passed `v` without it.
+    fn echo(&mut self, tsecr: u32, v: u32, t: Instant, now: Instant, up: bool) -> Option<u64> {
+        if tsecr == v {
+            let d = now.saturating_since(t).as_nanos();
+            self.clear(up);
+            // `sum` reads the halves: store this one first.
+            if up {
+                self.last_up = Some(d);
+            } else {
+                self.last_down = Some(d);
+            }
+            self.sum();
+            Some(d)
+        } else {
+            if after(tsecr, v) {
+                self.clear(up);
+                self.abandoned += 1;
+            }
+            None
+        }
+    }
+
+    fn clear(&mut self, up: bool) {
+        if up {
+            self.up = None;
+        } else {
+            self.down = None;
         }
     }
 
@@ -117,6 +184,8 @@ impl Meter {
         if let (Some(d), Some(u)) = (self.last_down, self.last_up) {
             let r = d + u;
             self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            self.period.rtt_samples += 1;
+            self.period.rtt_sum_ns += r;
         }
     }
 
@@ -128,6 +197,11 @@ impl Meter {
     /// The smallest end-to-end RTT seen (seconds).
     pub fn min_rtt_s(&self) -> Option<f64> {
         self.min_rtt.map(|r| r as f64 / 1e9)
+    }
+
+    /// The current period's counts so far.
+    pub fn period(&self) -> &PeriodCounts {
+        &self.period
     }
 
     /// Ends a measurement period: its counts, and a fresh period.
@@ -186,24 +260,55 @@ mod tests {
     }
 
     #[test]
-    fn p_orig_counts_the_paths_retransmissions_not_ours() {
+    fn p_orig_counts_holes_upstream_not_retransmissions() {
         let mut m = Meter::default();
-        for i in 0..10 {
+        // The path upstream lost the segment at 2000: it never reaches the control point,
+        // which drops the one at 4000 itself.
+        for i in (0..10).filter(|&i| i != 2) {
             m.on_data(ms(i), &data(1000 * i as u32, 1000, None), i == 4);
         }
-        // The path lost the segment at 2000 and the sender resends it; ours at 4000 too.
-        m.on_data(ms(20), &data(2000, 1000, None), false);
-        m.on_data(ms(21), &data(4000, 1000, None), false);
+        // Both are resent; a sender that timed out resends 5000 and 6000 as well.
+        for (t, seq) in [(20, 2000), (21, 4000), (22, 5000), (23, 6000)] {
+            m.on_data(ms(t), &data(seq, 1000, None), false);
+        }
         let p = m.take_period();
-        assert_eq!(p.data_pkts, 12);
-        assert_eq!(p.retransmissions, 2);
+        assert_eq!(p.data_pkts, 13);
+        assert_eq!(p.holes, 1);
+        assert_eq!(p.retransmissions, 4);
         assert_eq!(p.own_drops, 1);
-        assert!((p.p_orig() - 1.0 / 12.0).abs() < 1e-12);
-        // Forwarded payload: 12 packets less the one we dropped.
-        assert_eq!(p.bytes, 11_000);
+        assert!((p.p_orig() - 1.0 / 13.0).abs() < 1e-12);
+        // Forwarded payload: 13 packets less the one we dropped.
+        assert_eq!(p.bytes, 12_000);
         // A fresh period.
         assert_eq!(m.take_period(), PeriodCounts::default());
         assert_eq!(PeriodCounts::default().p_orig(), 0.0);
+    }
+
+    #[test]
+    fn an_echo_that_skips_the_timed_tsval_abandons_the_sample() {
+        let mut m = Meter::default();
+        // Data of TSval 500 passes; the receiver had a hole, and the ACK that fills it
+        // echoes the retransmission's newer TSval 530 only 1 ms later.
+        m.on_data(ms(0), &data(1000, 1000, Some((500, 70))), false);
+        m.on_ack(ms(1), &ack(71, 530));
+        assert_eq!(m.last_down, None, "not a 1 ms round trip");
+        assert_eq!(m.abandoned, 1);
+        // The next new TSval is timed properly.
+        m.on_data(ms(2), &data(2000, 1000, Some((502, 70))), false);
+        m.on_ack(ms(22), &ack(72, 502));
+        assert_eq!(m.last_down, Some(20_000_000));
+    }
+
+    #[test]
+    fn a_sample_starts_at_the_first_packet_of_a_tsval() {
+        let mut m = Meter::default();
+        // Two packets share TSval 500 (one clock tick); only the first starts a sample.
+        m.on_data(ms(0), &data(1000, 1000, Some((500, 70))), false);
+        m.on_ack(ms(20), &ack(71, 500));
+        m.on_data(ms(1), &data(2000, 1000, Some((500, 70))), false);
+        // The echo of 500 again (the second packet's ACK) times nothing.
+        m.on_ack(ms(21), &ack(72, 500));
+        assert_eq!(m.last_down, Some(20_000_000));
     }
 
     #[test]

@@ -23,12 +23,13 @@
 //! path does not allocate once it has reached its working size.
 
 pub mod bsf;
+pub mod darca;
 pub mod darca_cycle;
 pub mod darca_meter;
 pub mod darca_model;
 
 use crate::packet::Packet;
-use tcplab_core::{Instant, Segment};
+use tcplab_core::{Duration, Instant, Segment};
 
 /// What happens to a packet an element has seen.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -113,6 +114,11 @@ pub trait Element {
         view: &dyn NodeView,
         act: &mut Actions,
     ) -> Fate;
+    /// A timer the element needs before any packet reaches it (DARCA's activation time);
+    /// the world sets it when the run starts.
+    fn first_timer(&self) -> Option<Instant> {
+        None
+    }
     /// The timer asked for with [`Actions::wake_at`] fired.
     fn on_timer(&mut self, _now: Instant, _view: &dyn NodeView, _act: &mut Actions) {}
     /// Packets held now (0 for an element that never holds).
@@ -254,9 +260,154 @@ pub fn build_all(
                     Box::new(bsf::Bsf::new(spec, li as u32, th, scn.connection_count())),
                 ));
             }
+            ElementKind::Darca(spec) => {
+                out.push((node, build_darca(scn, graph, node, spec, route_fwd, &err)?));
+            }
         }
     }
     Ok(out)
+}
+
+/// DARCA's element, after checking every key (docs/darca.md).
+fn build_darca(
+    scn: &crate::config::Scenario,
+    graph: &crate::topology::Graph,
+    node: usize,
+    spec: &crate::config::DarcaSpec,
+    route_fwd: &mut dyn FnMut(usize) -> Vec<u32>,
+    err: &dyn Fn(&str, String) -> crate::SimError,
+) -> Result<Box<dyn Element>, crate::SimError> {
+    let li = graph
+        .link(&spec.link)
+        .ok_or_else(|| err("link", format!("unknown link '{}'", spec.link)))?;
+    let l = &graph.links[li];
+    if l.to != node {
+        return Err(err(
+            "link",
+            format!(
+                "link '{}' does not end at node '{}' (it ends at '{}'): DARCA's control point is \
+                 the input port of its own node on the controlled link",
+                spec.link, graph.nodes[node], graph.nodes[l.to]
+            ),
+        ));
+    }
+    if !(spec.factor > 0.0 && spec.factor < 1.0) {
+        return Err(err(
+            "factor",
+            format!("must be in (0, 1), got {}", spec.factor),
+        ));
+    }
+    if !(spec.tolerance > 0.0 && spec.tolerance < 1.0) {
+        return Err(err(
+            "tolerance",
+            format!("must be in (0, 1), got {}", spec.tolerance),
+        ));
+    }
+    if spec.max_stable.as_nanos() == 0 {
+        return Err(err("max_stable", "must be longer than 0".into()));
+    }
+    // Each round takes at least this and 2/3 of it to measure: shorter, a round measures
+    // a handful of packets, and a timer every few microseconds would swamp the run.
+    if spec.min_convergence < Duration::from_millis(10) {
+        return Err(err(
+            "min_convergence",
+            "must be at least 10ms (a round must be long enough to measure a rate)".into(),
+        ));
+    }
+    if spec.rwnd == 0 {
+        return Err(err("rwnd", "must be at least 1 byte".into()));
+    }
+    let n = scn.connection_count();
+    let watched: Vec<bool> = (0..n)
+        .map(|f| route_fwd(f).contains(&(li as u32)))
+        .collect();
+    if !watched.iter().any(|&w| w) {
+        return Err(err(
+            "link",
+            format!("no flow sends data over link '{}'", spec.link),
+        ));
+    }
+    let timestamps = |f: usize| scn.flows.get(f).is_none_or(|fl| fl.tcp.timestamps);
+    let units =
+        match (spec.targets.is_empty(), spec.classes.is_empty()) {
+            (true, true) | (false, false) => return Err(err(
+                "targets",
+                "give either per-connection targets or per-class control (classes), one of the two"
+                    .into(),
+            )),
+            (false, true) => {
+                let mut v: Vec<(u32, String, u64)> = Vec::with_capacity(spec.targets.len());
+                for (k, t) in spec.targets.iter().enumerate() {
+                    let key = format!("targets[{k}]");
+                    let f = scn
+                        .flows
+                        .iter()
+                        .position(|fl| fl.name == t.flow)
+                        .ok_or_else(|| {
+                            err(&format!("{key}.flow"), format!("unknown flow '{}'", t.flow))
+                        })?;
+                    if v.iter().any(|x| x.0 == f as u32) {
+                        return Err(err(
+                            &format!("{key}.flow"),
+                            format!("flow '{}' has a target already", t.flow),
+                        ));
+                    }
+                    if !watched[f] {
+                        return Err(err(
+                            &format!("{key}.flow"),
+                            format!(
+                            "flow '{}' does not send data over link '{}': DARCA cannot control it",
+                            t.flow, spec.link
+                        ),
+                        ));
+                    }
+                    if t.bps == 0 {
+                        return Err(err(&format!("{key}.rate"), "must be above 0".into()));
+                    }
+                    if spec.rtt.is_none() && !timestamps(f) {
+                        return Err(err(
+                            &format!("{key}.flow"),
+                            format!(
+                                "flow '{}' sends no timestamps, so the meter cannot time its RTT: \
+                             enable tcp.timestamps or give the element an rtt",
+                                t.flow
+                            ),
+                        ));
+                    }
+                    v.push((f as u32, t.flow.clone(), t.bps));
+                }
+                darca::Units::Connections(v)
+            }
+            (true, false) => {
+                let mut v: Vec<((f64, f64), u64)> = Vec::with_capacity(spec.classes.len());
+                for (k, c) in spec.classes.iter().enumerate() {
+                    let key = format!("classes[{k}]");
+                    if c.rtt_max <= c.rtt_min {
+                        return Err(err(
+                            &format!("{key}.rtt_max"),
+                            "must be above rtt_min".into(),
+                        ));
+                    }
+                    if c.bps == 0 {
+                        return Err(err(&format!("{key}.rate"), "must be above 0".into()));
+                    }
+                    let (lo, hi) = (c.rtt_min.as_secs_f64(), c.rtt_max.as_secs_f64());
+                    if let Some(j) = v.iter().position(|x| lo < x.0 .1 && x.0 .0 < hi) {
+                        return Err(err(
+                            &format!("{key}.rtt_min"),
+                            format!("the RTT range overlaps that of classes[{j}]"),
+                        ));
+                    }
+                    v.push(((lo, hi), c.bps));
+                }
+                // A connection without timestamps has no RTT to be classified by: it stays
+                // uncontrolled and is counted in the report's `unclassified`.
+                darca::Units::Classes(v, spec.class_rtt)
+            }
+        };
+    Ok(Box::new(darca::Darca::new(
+        spec, li as u32, units, &watched,
+    )))
 }
 
 #[cfg(test)]
