@@ -243,6 +243,14 @@ pub struct LinkSpec {
     /// ones still propagating under the longer one.
     #[serde(default)]
     pub delay_changes: Vec<DelayChange>,
+    /// Changes of a fixed link rate during the run (the DARCA paper's Fig. 7: a bottleneck
+    /// falling to 100 kbit/s mid-run), in increasing `at`; only with `RateSpec::Fixed` (a
+    /// schedule or a trace already says how its rate varies). A packet takes the rate in
+    /// force when its serialisation starts, as a delay change takes effect at departure.
+    /// Left out of the JSON when empty, so the canonical form of every scenario without
+    /// changes reads as it did before the key existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rate_changes: Vec<RateChange>,
     #[serde(default)]
     pub queue: QueueSpec,
     #[serde(default)]
@@ -258,6 +266,14 @@ pub struct LinkSpec {
 pub struct DelayChange {
     pub at: Duration,
     pub delay: Duration,
+}
+
+/// From simulated time `at` on, a fixed-rate link serialises at `bps` bit/s (positive).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateChange {
+    pub at: Duration,
+    pub bps: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

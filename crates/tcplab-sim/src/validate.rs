@@ -65,6 +65,8 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
             }
         }
         LossModel::from_spec(&l.spec.loss).map_err(at)?;
+        // The link's own rules, shared with building it (no trace is read for them).
+        crate::link::check_rate_changes(&l.spec.rate, &l.spec.rate_changes).map_err(at)?;
         if let Some(w) = l.spec.delay_changes.windows(2).find(|w| w[1].at <= w[0].at) {
             return Err(cfg(format!(
                 "link '{}': delay_changes must be in increasing time order ({} ns after {} ns)",

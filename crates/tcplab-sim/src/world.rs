@@ -404,6 +404,9 @@ impl World {
             let loss = LossModel::from_spec(&l.spec.loss)
                 .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             // RED takes the link's rate and delay as ns-2's does, and its own random stream.
+            // The rate is the configured one, before any `rate_changes`: ns-2 sets RED up
+            // from the link's bandwidth once, and `validate` resolves RED's automatic
+            // thresholds from the same value.
             let queue = Queue::for_link(
                 &l.spec.queue,
                 l.spec.header_bytes,
@@ -411,6 +414,9 @@ impl World {
                 l.spec.delay,
                 Rng::derive(scn.seed, i as u64, "link-queue"),
             );
+            let rate = rate
+                .with_changes(&l.spec.rate, &l.spec.rate_changes)
+                .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             let idle_arrivals = matches!(queue, Queue::Red(_));
             links.push(LinkState {
                 name: l.name.clone(),

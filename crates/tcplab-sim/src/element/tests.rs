@@ -14,6 +14,7 @@ fn link(bps: u64, delay_ms: u64, queue: u64) -> LinkSpec {
         rate: RateSpec::Fixed { bps },
         delay: Duration::from_millis(delay_ms),
         delay_changes: Vec::new(),
+        rate_changes: Vec::new(),
         queue: QueueSpec {
             discipline: Discipline::DropTail,
             limit_packets: Some(queue),
