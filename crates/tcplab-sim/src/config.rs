@@ -428,6 +428,13 @@ pub struct FlowSpec {
     /// The sending application stops writing and closes at this time.
     #[serde(default)]
     pub stop: Option<Instant>,
+    /// Intervals `[at, until)` during which the sending application writes nothing (the
+    /// DARCA paper's Fig. 7: a flow that stops sending at 200 s and starts again at 300 s).
+    /// The connection stays open and what is already in the send buffer still goes out.
+    /// In increasing, non-overlapping order, none before `start`. Left out of the JSON
+    /// when empty, so the canonical form of a flow without pauses is unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pauses: Vec<Pause>,
     /// Bytes to send; None = unlimited (bulk until `stop` or the end of the run).
     #[serde(default)]
     pub bytes: Option<u64>,
@@ -439,6 +446,15 @@ pub struct FlowSpec {
     /// How fast the receiving application reads.
     #[serde(default)]
     pub read: ReadProfile,
+}
+
+/// The sending application of a flow writes nothing from `at` until (not including)
+/// `until`, then resumes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pause {
+    pub at: Instant,
+    pub until: Instant,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]

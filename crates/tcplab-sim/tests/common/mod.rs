@@ -30,6 +30,7 @@ pub fn flow(name: &str, src: &str, dst: &str) -> FlowSpec {
         start: Instant::ZERO,
         connect: None,
         stop: None,
+        pauses: Vec::new(),
         bytes: None,
         tcp: TcpConfig::default(),
         receiver_tcp: None,
