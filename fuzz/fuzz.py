@@ -355,6 +355,17 @@ class Gen:
             t["rate"] = self.rate(bps)
             peak = float(bps)
             self.use("link.rate")
+            if self.p(0.15):
+                # Only a fixed rate takes changes; the peak (the run-time budget's bound)
+                # is the fastest of the rates.
+                at, changes = 0, []
+                for _ in range(self.r.randint(1, 3)):
+                    at += log_uniform(self.r, 1000, 2 * S) if not self.ext() else self.r.choice([1, 10**6])
+                    new = self.link_rate_bps()
+                    peak = max(peak, float(new))
+                    changes.append({"at": self.time(at if changes or self.p(0.9) else 0), "rate": self.rate(new)})
+                t["rate_changes"] = changes
+                self.use("link.rate_changes")
         elif kind == "schedule":
             n = self.r.randint(1, 6)
             rates = [0 if self.p(0.25) else self.link_rate_bps() for _ in range(n)]
@@ -916,6 +927,16 @@ class Gen:
         if self.p(0.25):
             f["stop"] = self.time(last + r.randint(1, 2 * dur))  # after every copy's start; maybe after the end
             self.use("flow.stop")
+        if self.p(0.15):
+            # From the last copy's start on (pauses are absolute times shared by every copy),
+            # in order, apart or back to back, some past the stop or the end of the run.
+            edge, pauses = last, []
+            for _ in range(r.randint(1, 3)):
+                at = edge + (0 if self.p(0.2) else r.randint(0, max(1, dur // 2)))
+                edge = at + r.randint(1, max(1, dur // 2))
+                pauses.append({"at": self.time(at), "until": self.time(edge)})
+            f["pauses"] = pauses
+            self.use("flow.pauses")
 
     def record(self, dur: int, link_names: list[str]) -> dict[str, Any]:
         r = self.r
@@ -1214,8 +1235,18 @@ class Mutator:
                                       {"tick": "1ms"}, "fast", {"pattern": ["0Mbit/s"], "slot": "1s", "tick": "0ms"}, 5])
                 return f"flows.{i}.read = {f['read']!r}"
 
+            def pauses_bad() -> str:
+                f["start"] = "1s"
+                f.pop("start_spacing", None)
+                f["pauses"] = r.choice([[{"at": "2s", "until": "2s"}], [{"at": "3s", "until": "2s"}],
+                                        [{"at": "2s", "until": "4s"}, {"at": "3s", "until": "5s"}],
+                                        [{"at": "2s", "until": "3s"}, {"at": "1.5s", "until": "1.8s"}],
+                                        [{"at": "0.5s", "until": "2s"}], [{"at": "2s"}], [{"until": "2s"}],
+                                        {"at": "2s", "until": "3s"}, ["2s", "3s"], [{"at": "2s", "until": "3s", "rate": "1Mbit/s"}]])
+                return f"flows.{i}.pauses = {f['pauses']!r}"
+
             ops += [start_after_end, connect_after_start, stop_before_start, same_node, unknown_node, duplicate_name, cc_twice,
-                    rre_order, pair, read_bad]
+                    rre_order, pair, read_bad, pauses_bad]
         if links:
             lp = r.choice(links)
             link = get_path(doc, lp)
@@ -1251,6 +1282,31 @@ class Mutator:
                                                   [{"at": "1s"}], {"at": "1s", "delay": "1ms"}, ["1s"]])
                 return f"{dotted(lp)}.delay_changes damaged"
 
+            def rate_changes_bad() -> str:
+                which = r.randrange(3)
+                if which == 0:  # on a schedule or a trace
+                    link.pop("rate", None)
+                    link.pop("slot", None)
+                    link.pop("opportunity", None)
+                    if r.random() < 0.5:
+                        link["rate"], link["slot"] = ["1Mbit/s", "2Mbit/s"], "1s"
+                    else:
+                        link["trace"] = "../traces/cellular/Verizon-LTE-short.down"
+                    link["rate_changes"] = [{"at": "1s", "rate": "1Mbit/s"}]
+                    return f"{dotted(lp)}.rate_changes on a schedule or trace"
+                link.pop("trace", None)
+                link.pop("slot", None)
+                link.pop("opportunity", None)
+                link["rate"] = "1Mbit/s"
+                if which == 1:
+                    link["rate_changes"] = r.choice([[{"at": "2s", "rate": "1Mbit/s"}, {"at": "1s", "rate": "2Mbit/s"}],
+                                                     [{"at": "1s", "rate": "1Mbit/s"}, {"at": "1s", "rate": "2Mbit/s"}]])
+                    return f"{dotted(lp)}.rate_changes out of order"
+                link["rate_changes"] = r.choice([[{"at": "1s", "rate": "0Mbit/s"}], [{"at": "1s", "rate": "-1Mbit/s"}], [{"at": "1s"}],
+                                                 [{"rate": "1Mbit/s"}], {"at": "1s", "rate": "1Mbit/s"}, ["1Mbit/s"],
+                                                 [{"at": "1s", "rate": "1Mbit/s", "delay": "1ms"}], [{"at": "1s", "rate": 1000000}]])
+                return f"{dotted(lp)}.rate_changes = {link['rate_changes']!r}"
+
             def queue_bad() -> str:
                 link["queue"] = r.choice([{"discipline": "drop_head"}, {"limit": "10pkts", "discipline": "red", "min_th": 15, "max_th": 5},
                                           {"limit": "10pkts", "discipline": "red", "max_p": 0}, {"limit": "10pkts", "discipline": "codel"}, "0pkts",
@@ -1267,7 +1323,8 @@ class Mutator:
                     link.pop(k, None)
                 return f"{dotted(lp)}: no rate"
 
-            ops += [rate_and_trace, slot_without_schedule, schedule_bad, opportunity_on_rate, delay_changes_order, queue_bad, loss_bad, no_rate]
+            ops += [rate_and_trace, slot_without_schedule, schedule_bad, opportunity_on_rate, delay_changes_order, rate_changes_bad, queue_bad,
+                    loss_bad, no_rate]
         topo = doc.get("topology")
         if isinstance(topo, dict) and topo.get("kind") == "custom":
 

@@ -238,7 +238,7 @@ def test_override_can_repair_an_invalid_file():
         (
             "topology.downlink.rat=5Mbit/s",
             '<dict>: topology.downlink.rat (set by --set topology.downlink.rat=5Mbit/s): unknown key (did you mean "rate"?); '
-            "valid keys here: rate, slot, trace, opportunity, delay, delay_changes, queue, loss, header_bytes",
+            "valid keys here: rate, slot, trace, opportunity, rate_changes, delay, delay_changes, queue, loss, header_bytes",
         ),
         ("duration.x=1", "<dict>: duration (--set duration.x): cannot set duration.x: duration is a string, not a table or array"),
     ],

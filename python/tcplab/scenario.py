@@ -223,7 +223,7 @@ ELEMENT_KEYS: dict[str, list[str]] = {
 }
 # RED's keys in a `queue` table (discipline = "red"), after ns-2.35's Queue/RED parameters.
 RED_KEYS = ["min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "use_mark_p", "mark_p", "byte_mode", "queue_in_bytes", "mean_pktsize"]
-LINK_KEYS = ["rate", "slot", "trace", "opportunity", "delay", "delay_changes", "queue", "loss", "header_bytes"]
+LINK_KEYS = ["rate", "slot", "trace", "opportunity", "rate_changes", "delay", "delay_changes", "queue", "loss", "header_bytes"]
 TCP_KEYS = [
     "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
@@ -233,7 +233,7 @@ TCP_KEYS = [
     "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
 ]  # fmt: skip
-FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
+FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
 
 
@@ -321,6 +321,13 @@ class _Parser:
             out["rate"] = {"kind": "trace", "path": str(p), "opportunity_bytes": opp}
         else:
             raise c.error(_join(path, "rate"), 'missing: give "rate" (e.g. "10Mbit/s", or an array with "slot") or "trace" (a Mahimahi file)')
+        if "rate_changes" in t:
+            # Only a fixed rate changes this way: a schedule or a trace already says how its
+            # rate varies (the Rust validator holds the same rule for canonical scenarios).
+            if out["rate"]["kind"] != "fixed":
+                what = "a rate schedule (rate = [...])" if out["rate"]["kind"] == "schedule" else "a trace"
+                raise c.error(_join(path, "rate_changes"), f'only a fixed-rate link (rate = "10Mbit/s") can change its rate; this link has {what}')
+            out["rate_changes"] = self.rate_changes(t["rate_changes"], _join(path, "rate_changes"))
         out["delay"] = c.get(t, "delay", path, c.time(), 0)
         if "delay_changes" in t:
             out["delay_changes"] = self.delay_changes(t["delay_changes"], _join(path, "delay_changes"))
@@ -344,6 +351,22 @@ class _Parser:
             if out and at <= out[-1]["at"]:
                 raise c.error(_join(p, "at"), "delay changes must be in increasing time order")
             out.append({"at": at, "delay": c.time()(t["delay"], _join(p, "delay"))})
+        return out
+
+    def rate_changes(self, v: Any, path: str) -> list[dict[str, int]]:
+        """``[{ at = "100s", rate = "100kbit/s" }, ...]``: a fixed link's rate from ``at`` on
+        (canonical ``{"at": ns, "bps": bit/s}``), as :meth:`delay_changes` for the delay."""
+        c = self.c
+        if not isinstance(v, list):
+            raise c.error(path, 'expected an array of tables, e.g. [{ at = "100s", rate = "100kbit/s" }]')
+        out: list[dict[str, int]] = []
+        for i, e in enumerate(v):
+            p = _join(path, i)
+            t = c.table(e, p, ["at", "rate"], ["at", "rate"])
+            at = c.time()(t["at"], _join(p, "at"))
+            if out and at <= out[-1]["at"]:
+                raise c.error(_join(p, "at"), "rate changes must be in increasing time order")
+            out.append({"at": at, "bps": c.rate()(t["rate"], _join(p, "rate"))})
         return out
 
     def queue(self, v: Any, path: str) -> dict[str, Any]:
@@ -713,6 +736,7 @@ class _Parser:
             spacing = c.get(t, "start_spacing", p, c.time(), 0)
             stop = c.get(t, "stop", p, c.time(allow_zero=False), None)
             connect = c.get(t, "connect", p, c.time(), None)
+            pauses = self.pauses(t["pauses"], _join(p, "pauses")) if "pauses" in t else []
             nbytes = None
             if "bytes" in t and t["bytes"] != "unlimited":
                 try:
@@ -765,6 +789,11 @@ class _Parser:
                     raise c.error(_join(p, "connect"), f"flow {name} connects at {connect / 1e9:g} s, after its start at {f_start / 1e9:g} s")
                 if stop is not None and stop <= f_start:
                     raise c.error(_join(p, "stop"), f"flow {name} stops at {stop / 1e9:g} s, not after its start at {f_start / 1e9:g} s")
+                if pauses and pauses[0]["at"] < f_start:
+                    # Pauses are absolute times, the same for every copy of a `count`; the
+                    # pause list is in order, so the first one decides.
+                    raise c.error(_join(_join(_join(p, "pauses"), 0), "at"), f"flow {name} starts at {f_start / 1e9:g} s, after this pause "
+                                  f"begins at {pauses[0]['at'] / 1e9:g} s (a pause must not begin before the flow starts)")
                 flow: dict[str, Any] = {
                     "name": name,
                     "src": src,
@@ -778,10 +807,32 @@ class _Parser:
                 }
                 if connect is not None:
                     flow["connect"] = connect
+                if pauses:
+                    flow["pauses"] = [dict(x) for x in pauses]
                 if name in names:
                     raise c.error(_join(p, "name"), f'duplicate flow name "{name}"')
                 names.add(name)
                 out.append(flow)
+        return out
+
+    def pauses(self, v: Any, path: str) -> list[dict[str, int]]:
+        """``[{ at = "200s", until = "300s" }, ...]``: the sending application writes nothing
+        during each ``[at, until)``; non-empty, in increasing order, not overlapping."""
+        c = self.c
+        if not isinstance(v, list):
+            raise c.error(path, 'expected an array of tables, e.g. [{ at = "200s", until = "300s" }]')
+        out: list[dict[str, int]] = []
+        for i, e in enumerate(v):
+            p = _join(path, i)
+            t = c.table(e, p, ["at", "until"], ["at", "until"])
+            at = c.time()(t["at"], _join(p, "at"))
+            until = c.time()(t["until"], _join(p, "until"))
+            if out and at < out[-1]["until"]:
+                raise c.error(_join(p, "at"), f"pauses must be in increasing time order and must not overlap (this one begins at "
+                              f"{at / 1e9:g} s, before the previous one ends at {out[-1]['until'] / 1e9:g} s)")
+            if until <= at:
+                raise c.error(_join(p, "until"), f"must be after at: the pause would end at {until / 1e9:g} s, not after it begins at {at / 1e9:g} s")
+            out.append({"at": at, "until": until})
         return out
 
     # -- record ----------------------------------------------------------------------------

@@ -333,6 +333,14 @@ pub struct LinkSpec {
     /// ones still propagating under the longer one.
     #[serde(default)]
     pub delay_changes: Vec<DelayChange>,
+    /// Changes of a fixed link rate during the run (the DARCA paper's Fig. 7: a bottleneck
+    /// falling to 100 kbit/s mid-run), in increasing `at`; only with `RateSpec::Fixed` (a
+    /// schedule or a trace already says how its rate varies). A packet takes the rate in
+    /// force when its serialisation starts, as a delay change takes effect at departure.
+    /// Left out of the JSON when empty, so the canonical form of every scenario without
+    /// changes reads as it did before the key existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rate_changes: Vec<RateChange>,
     #[serde(default)]
     pub queue: QueueSpec,
     #[serde(default)]
@@ -348,6 +356,14 @@ pub struct LinkSpec {
 pub struct DelayChange {
     pub at: Duration,
     pub delay: Duration,
+}
+
+/// From simulated time `at` on, a fixed-rate link serialises at `bps` bit/s (positive).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateChange {
+    pub at: Duration,
+    pub bps: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -502,6 +518,13 @@ pub struct FlowSpec {
     /// The sending application stops writing and closes at this time.
     #[serde(default)]
     pub stop: Option<Instant>,
+    /// Intervals `[at, until)` during which the sending application writes nothing (the
+    /// DARCA paper's Fig. 7: a flow that stops sending at 200 s and starts again at 300 s).
+    /// The connection stays open and what is already in the send buffer still goes out.
+    /// In increasing, non-overlapping order, none before `start`. Left out of the JSON
+    /// when empty, so the canonical form of a flow without pauses is unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pauses: Vec<Pause>,
     /// Bytes to send; None = unlimited (bulk until `stop` or the end of the run).
     #[serde(default)]
     pub bytes: Option<u64>,
@@ -513,6 +536,15 @@ pub struct FlowSpec {
     /// How fast the receiving application reads.
     #[serde(default)]
     pub read: ReadProfile,
+}
+
+/// The sending application of a flow writes nothing from `at` until (not including)
+/// `until`, then resumes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pause {
+    pub at: Instant,
+    pub until: Instant,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]

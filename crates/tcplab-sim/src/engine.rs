@@ -28,6 +28,10 @@ pub enum Event {
     /// A node element's timer (index into the world's elements). Live only if it fires at
     /// the element's current wake-up time, like an endpoint timer.
     ElementTimer(u32),
+    /// A flow's sending application reaches the edge of its next pause (`FlowSpec::pauses`):
+    /// it stops writing at the pause's start and writes again at its end. One kind for both
+    /// edges: the flow knows which one is due from its pause list.
+    FlowPause(u32),
 }
 
 impl Event {
@@ -45,6 +49,7 @@ impl Event {
             Event::Sample => (6, 0),
             Event::FlowConnect(i) => (7, i),
             Event::ElementTimer(i) => (8, i),
+            Event::FlowPause(i) => (9, i),
         }
     }
 
@@ -58,19 +63,20 @@ impl Event {
             5 => Event::AppRead(i),
             6 => Event::Sample,
             7 => Event::FlowConnect(i),
+            8 => Event::ElementTimer(i),
             // The last code takes the wildcard arm (a panic arm here costs six instructions
             // per event); keys only ever hold codes below KINDS, and the round-trip test
             // fails if a code added to `code` is missing here.
             _ => {
                 debug_assert_eq!(kind, KINDS - 1, "event kind {kind} has no decoding");
-                Event::ElementTimer(i)
+                Event::FlowPause(i)
             }
         }
     }
 }
 
 /// Number of event kinds (codes `0..KINDS`).
-const KINDS: u32 = 9;
+const KINDS: u32 = 10;
 
 /// Bits of an entry: time (64) | insertion seq (39) | event kind (4) | index (21). One
 /// `u128` compares in two instructions and keeps heap entries at 16 bytes; the seq makes
@@ -322,6 +328,7 @@ mod tests {
             Event::Sample,
             Event::FlowConnect(1),
             Event::ElementTimer(1),
+            Event::FlowPause(1),
         ] {
             assert!(ev.code().0 < KINDS, "{ev:?}");
             assert_eq!(Event::from_code(ev.code().0, ev.code().1), ev);

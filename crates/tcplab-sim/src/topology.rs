@@ -182,6 +182,7 @@ mod tests {
             rate: RateSpec::Fixed { bps: 1_000_000 },
             delay: Default::default(),
             delay_changes: Vec::new(),
+            rate_changes: Vec::new(),
             queue: Default::default(),
             loss: Default::default(),
             header_bytes: 0,

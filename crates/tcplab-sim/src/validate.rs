@@ -65,6 +65,8 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
             }
         }
         LossModel::from_spec(&l.spec.loss).map_err(at)?;
+        // The link's own rules, shared with building it (no trace is read for them).
+        crate::link::check_rate_changes(&l.spec.rate, &l.spec.rate_changes).map_err(at)?;
         if let Some(w) = l.spec.delay_changes.windows(2).find(|w| w[1].at <= w[0].at) {
             return Err(cfg(format!(
                 "link '{}': delay_changes must be in increasing time order ({} ns after {} ns)",
@@ -141,6 +143,40 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
         }
         if f.stop.is_some_and(|stop| stop <= f.start) {
             return Err(cfg(format!("{}: must be after start", at("stop"))));
+        }
+        // Pauses of the sending application: each a non-empty [at, until), in order and
+        // apart (the flow toggles between writing and not at each edge), none before the
+        // application starts. Past `stop` or the end of the run they do nothing, as `stop`
+        // past the end does nothing.
+        for (k, p) in f.pauses.iter().enumerate() {
+            let key = |x: &str| at(&format!("pauses[{k}].{x}"));
+            if p.at < f.start {
+                return Err(cfg(format!(
+                    "{}: a pause must not begin before the flow starts ({} ns before {} ns)",
+                    key("at"),
+                    p.at.as_nanos(),
+                    f.start.as_nanos()
+                )));
+            }
+            if let Some(prev) = k.checked_sub(1).map(|j| f.pauses[j]) {
+                if p.at < prev.until {
+                    return Err(cfg(format!(
+                        "{}: pauses must be in increasing time order and must not overlap \
+                         (this one begins at {} ns, before the previous one ends at {} ns)",
+                        key("at"),
+                        p.at.as_nanos(),
+                        prev.until.as_nanos()
+                    )));
+                }
+            }
+            if p.until <= p.at {
+                return Err(cfg(format!(
+                    "{}: must be after at ({} ns is not after {} ns)",
+                    key("until"),
+                    p.until.as_nanos(),
+                    p.at.as_nanos()
+                )));
+            }
         }
         match &f.read {
             ReadProfile::Unlimited => {}

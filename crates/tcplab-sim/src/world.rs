@@ -161,6 +161,12 @@ struct FlowState {
     started: bool,
     /// The sending application has closed: it wrote its configured `bytes`, or `stop` came.
     closed: bool,
+    /// `FlowSpec::pauses` as `(at, until)`, in order (empty for page connections).
+    pauses: Vec<(Instant, Instant)>,
+    /// The pause whose edge comes next: its start while not `paused`, else its end.
+    next_pause: usize,
+    /// Inside a pause: the application writes nothing (`bulk_write` returns at once).
+    paused: bool,
     /// Bytes the sending application wrote into TCP.
     written: u64,
     /// Bytes the receiving application read.
@@ -216,6 +222,9 @@ impl FlowState {
             reader,
             started: false,
             closed: false,
+            pauses: Vec::new(),
+            next_pause: 0,
+            paused: false,
             written: 0,
             read: 0,
             finished_at: None,
@@ -404,6 +413,9 @@ impl World {
             let loss = LossModel::from_spec(&l.spec.loss)
                 .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             // RED takes the link's rate and delay as ns-2's does, and its own random stream.
+            // The rate is the configured one, before any `rate_changes`: ns-2 sets RED up
+            // from the link's bandwidth once, and `validate` resolves RED's automatic
+            // thresholds from the same value.
             let queue = Queue::for_link(
                 &l.spec.queue,
                 l.spec.header_bytes,
@@ -411,6 +423,9 @@ impl World {
                 l.spec.delay,
                 Rng::derive(scn.seed, i as u64, "link-queue"),
             );
+            let rate = rate
+                .with_changes(&l.spec.rate, &l.spec.rate_changes)
+                .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
             let idle_arrivals = matches!(queue, Queue::Red(_));
             links.push(LinkState {
                 name: l.name.clone(),
@@ -527,6 +542,7 @@ impl World {
             );
             fl.connect = f.connect.filter(|&c| c < f.start);
             fl.stop = f.stop;
+            fl.pauses = f.pauses.iter().map(|p| (p.at, p.until)).collect();
             fl.bytes = f.bytes;
             flows.push(fl);
         }
@@ -606,6 +622,13 @@ impl World {
             let (start, stop) = (f.start, f.stop);
             if let Some(c) = f.connect {
                 w.q.schedule(c, Event::FlowConnect(fi as u32));
+            }
+            // Before the start: of two events at one instant the one scheduled first runs
+            // first, so a pause from `start` on holds from the very first write.
+            if let Some(&(at, _)) = f.pauses.first() {
+                if at < end {
+                    w.q.schedule(at, Event::FlowPause(fi as u32));
+                }
             }
             if start < end {
                 w.q.schedule(start, Event::FlowStart(fi as u32));
@@ -702,6 +725,7 @@ impl World {
                     }
                 }
                 Event::AppRead(f) => self.on_app_read_tick(now, f as usize),
+                Event::FlowPause(f) => self.on_flow_pause(now, f as usize),
                 Event::ElementTimer(i) => self.on_element_timer(now, i as usize),
                 Event::Sample => {
                     self.sample(now);
@@ -760,6 +784,41 @@ impl World {
         self.drain(now, 2 * f);
     }
 
+    /// The edge of the flow's next pause (`FlowSpec::pauses`): at its start the application
+    /// stops writing, while TCP still sends what is in the send buffer; at its end it fills
+    /// the buffer again, as after any ACK. A stop scheduled at the same instant ran first
+    /// (it was scheduled before the run), so a flow that closed stays closed.
+    fn on_flow_pause(&mut self, now: Instant, f: usize) {
+        let end = self.end;
+        let fl = &mut self.flows[f];
+        let (at, until) = fl.pauses[fl.next_pause];
+        if !fl.paused {
+            debug_assert_eq!(at, now);
+            fl.paused = true;
+            if until < end {
+                self.q.schedule(until, Event::FlowPause(f as u32));
+            }
+            return;
+        }
+        debug_assert_eq!(until, now);
+        fl.next_pause += 1;
+        if let Some(&(next_at, next_until)) = fl.pauses.get(fl.next_pause) {
+            if next_at <= now {
+                // Back to back ([a, b) then [b, c)): still paused, so nothing is written at b.
+                if next_until < end {
+                    self.q.schedule(next_until, Event::FlowPause(f as u32));
+                }
+                return;
+            }
+            if next_at < end {
+                self.q.schedule(next_at, Event::FlowPause(f as u32));
+            }
+        }
+        fl.paused = false;
+        self.bulk_write(now, f);
+        self.drain(now, 2 * f);
+    }
+
     /// The bulk sender keeps the send buffer full until it has written everything.
     fn app_write(&mut self, now: Instant, f: usize) {
         if self.flows[f].page.is_some() {
@@ -770,10 +829,10 @@ impl World {
     }
 
     /// A bulk flow's application: it keeps the send buffer full until it has written
-    /// everything.
+    /// everything, except during its pauses.
     fn bulk_write(&mut self, now: Instant, f: usize) {
         let fl = &mut self.flows[f];
-        if !fl.started || fl.closed {
+        if !fl.started || fl.closed || fl.paused {
             return;
         }
         let ep = &mut self.eps[2 * f].ep;

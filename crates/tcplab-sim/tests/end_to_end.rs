@@ -253,6 +253,7 @@ fn trace_link_runs_a_real_cellular_trace() {
         },
         delay: Duration::from_millis(20),
         delay_changes: Vec::new(),
+        rate_changes: Vec::new(),
         queue: QueueSpec {
             discipline: Discipline::DropTail,
             limit_packets: Some(500),

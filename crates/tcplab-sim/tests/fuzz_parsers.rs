@@ -461,16 +461,27 @@ fn link_spec() -> impl Strategy<Value = Value> {
             1 => (0.0f64..0.02, 0.05f64..=1.0, 0.0f64..0.02, 0.0f64..=1.0).prop_map(|(a, b, g, l)| json!({"kind": "gilbert_elliott", "p_good_to_bad": a, "p_bad_to_good": b, "loss_good": g, "loss_bad": l})),
         ],
         prop_oneof![Just(0u32), 0u32..64],
+        // Rate changes (fixed-rate links only), rates as `rate_spec`'s fixed ones.
+        prop_oneof![
+            3 => Just(vec![]),
+            1 => prop::collection::vec((0u64..2000 * MS, prop_oneof![4 => 1_000_000u64..200_000_000, 1 => 100_000u64..1_000_000]), 1..4),
+        ],
     )
-        .prop_map(|(rate, delay, mut changes, mut queue, head, loss, header)| {
+        .prop_map(|(rate, delay, mut changes, mut queue, head, loss, header, mut rate_changes)| {
             changes.sort_unstable();
             changes.dedup_by_key(|c| c.0);
             queue["discipline"] = json!(if head { "drop_head" } else { "drop_tail" });
-            json!({
+            let mut l = json!({
                 "rate": rate, "delay": delay,
                 "delay_changes": changes.iter().map(|&(at, d)| json!({"at": at, "delay": d})).collect::<Vec<_>>(),
                 "queue": queue, "loss": loss, "header_bytes": header,
-            })
+            });
+            if l["rate"]["kind"] == "fixed" && !rate_changes.is_empty() {
+                rate_changes.sort_unstable();
+                rate_changes.dedup_by_key(|c| c.0);
+                l["rate_changes"] = json!(rate_changes.iter().map(|&(at, bps)| json!({"at": at, "bps": bps})).collect::<Vec<_>>());
+            }
+            l
         })
 }
 
@@ -510,14 +521,25 @@ fn read_spec() -> impl Strategy<Value = Value> {
 
 /// A flow between `(src, dst)` over a run of `dur` ns.
 fn flow_spec(ends: (String, String), dur: u64) -> impl Strategy<Value = Value> {
-    (tcp_spec(), prop::option::of(tcp_spec()), read_spec(), prop_oneof![Just(0u64), 0u64..=dur / 4], prop::option::of(0u64..=100), prop::option::of(1u64..dur), prop::option::of(prop_oneof![Just(1u64), 1u64..3_000_000]))
-        .prop_map(move |(tcp, rtcp, read, start, connect_pct, stop_after, bytes)| {
+    // Pauses as (gap after the previous edge, length), from the start on; some reach past
+    // the end of the run or past `stop`, and a zero gap makes two pauses back to back.
+    let pauses = prop_oneof![3 => Just(vec![]), 1 => prop::collection::vec((prop_oneof![Just(0u64), 0u64..dur / 2], 1u64..=dur / 2), 1..3)];
+    (tcp_spec(), prop::option::of(tcp_spec()), read_spec(), prop_oneof![Just(0u64), 0u64..=dur / 4], prop::option::of(0u64..=100), prop::option::of(1u64..dur), prop::option::of(prop_oneof![Just(1u64), 1u64..3_000_000]), pauses)
+        .prop_map(move |(tcp, rtcp, read, start, connect_pct, stop_after, bytes, pauses)| {
             let mut f = json!({
                 "name": "", "src": ends.0, "dst": ends.1, "start": start, "tcp": tcp, "read": read,
                 "receiver_tcp": rtcp, "bytes": bytes, "stop": stop_after.map(|s| start + s),
             });
             if let Some(p) = connect_pct {
                 f["connect"] = json!(start * p / 100);
+            }
+            if !pauses.is_empty() {
+                let mut edge = start;
+                f["pauses"] = json!(pauses.iter().map(|&(gap, len)| {
+                    let at = edge + gap;
+                    edge = at + len;
+                    json!({"at": at, "until": edge})
+                }).collect::<Vec<_>>());
             }
             f
         })
@@ -752,11 +774,14 @@ fn bounded(mut s: Scenario) -> Option<Scenario> {
             RateSpec::Schedule { rates_bps, .. } if rates_bps.len() > 1000 => return None,
             _ => {}
         }
-        if l.delay_changes.len() > 1000 {
+        if l.delay_changes.len() > 1000 || l.rate_changes.len() > 1000 {
             return None;
         }
     }
-    if s.flows.len() > 16 || !s.record.pcap.is_empty() {
+    if s.flows.len() > 16
+        || !s.record.pcap.is_empty()
+        || s.flows.iter().any(|f| f.pauses.len() > 1000)
+    {
         return None;
     }
     s.event_budget = Some(s.event_budget.unwrap_or(u64::MAX).min(300_000));
@@ -870,9 +895,11 @@ fn generators_are_not_vacuous() {
         "mutations: {accepted} accepted, {rejected} rejected"
     );
     // ... and the generated scenarios move data: a property over runs that carry nothing
-    // would not exercise TCP at all.
+    // would not exercise TCP at all. Sixty runs, not thirty: events per run vary by orders
+    // of magnitude, and a bar over thirty fixed draws moved with any new generated key (it
+    // did with `rate_changes` and `pauses`, below the bar even with them left unapplied).
     let (mut moved, mut events) = (0, 0u64);
-    for _ in 0..30 {
+    for _ in 0..60 {
         let (_, text) = valid_doc_and_text()
             .new_tree(&mut runner)
             .unwrap()
@@ -884,8 +911,8 @@ fn generators_are_not_vacuous() {
         }
     }
     assert!(
-        moved >= 15 && events > 30_000,
-        "{moved} of 30 runs delivered data, {events} events in all"
+        moved >= 30 && events > 60_000,
+        "{moved} of 60 runs delivered data, {events} events in all"
     );
     for ms in [vec![1u64, 2, 3], vec![0, 0, 5]] {
         assert!(MahimahiTrace::parse("t", &format_trace(&ms, 0)).is_ok());

@@ -14,6 +14,7 @@ fn link(bps: u64, delay_ms: u64, queue: u64) -> LinkSpec {
         rate: RateSpec::Fixed { bps },
         delay: Duration::from_millis(delay_ms),
         delay_changes: Vec::new(),
+        rate_changes: Vec::new(),
         queue: QueueSpec {
             discipline: Discipline::DropTail,
             limit_packets: Some(queue),
@@ -34,6 +35,7 @@ fn dumbbell() -> Scenario {
         start: Instant::ZERO,
         connect: None,
         stop: None,
+        pauses: Vec::new(),
         bytes: None,
         tcp: TcpConfig::default(),
         receiver_tcp: None,
@@ -443,6 +445,7 @@ fn base_station(n: u32, bsf: Option<BsfSpec>, secs: u64) -> Scenario {
             start: Instant::ZERO,
             connect: None,
             stop: None,
+            pauses: Vec::new(),
             bytes: None,
             tcp: tcp.clone(),
             receiver_tcp: None,

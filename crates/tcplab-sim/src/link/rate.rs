@@ -2,8 +2,9 @@
 //! trace-driven)"): when the last bit of a packet has left, given when it reached the head.
 
 use super::schedule::Schedule;
+use super::steps::{check_rate_changes, RateSteps};
 use super::trace::{MahimahiTrace, TraceRate};
-use crate::config::RateSpec;
+use crate::config::{RateChange, RateSpec};
 use crate::world::SimError;
 use std::sync::Arc;
 use tcplab_core::{Bandwidth, Instant};
@@ -11,6 +12,9 @@ use tcplab_core::{Bandwidth, Instant};
 #[derive(Clone, Debug)]
 pub enum RateModel {
     Fixed(Bandwidth),
+    /// A fixed rate with `rate_changes`. Its own variant, so a fixed link without changes
+    /// (nearly all of them) pays nothing for the feature on its per-packet path.
+    Steps(RateSteps),
     Schedule(Schedule),
     Trace(TraceRate),
 }
@@ -42,6 +46,23 @@ impl RateModel {
         }
     }
 
+    /// The model with `changes` (`LinkSpec::rate_changes`) applied: unchanged when there
+    /// are none; a `Steps` model for a fixed rate; a `SimError::Config` naming the key for
+    /// a schedule or a trace, a zero rate or changes out of order.
+    pub fn with_changes(
+        self,
+        rate: &RateSpec,
+        changes: &[RateChange],
+    ) -> Result<RateModel, SimError> {
+        check_rate_changes(rate, changes)?;
+        Ok(match self {
+            RateModel::Fixed(bw) if !changes.is_empty() => {
+                RateModel::Steps(RateSteps::new(bw, changes))
+            }
+            other => other,
+        })
+    }
+
     /// A packet of `bytes` wire bytes reaches the head of the queue at `start` with the
     /// link idle (calls come in non-decreasing `start` order, back to back while the queue
     /// is busy). Returns when its last bit has left; never earlier than `start`.
@@ -49,6 +70,7 @@ impl RateModel {
     pub fn departure_time(&mut self, start: Instant, bytes: u32) -> Instant {
         match self {
             RateModel::Fixed(bw) => start.saturating_add(bw.tx_time(bytes as u64)),
+            RateModel::Steps(s) => s.departure_time(start, bytes),
             RateModel::Schedule(s) => s.departure_time(start, bytes),
             RateModel::Trace(t) => t.departure_time(start, bytes),
         }
@@ -61,6 +83,7 @@ impl RateModel {
         }
         match self {
             RateModel::Fixed(bw) => bw.bytes_in(to - from),
+            RateModel::Steps(s) => s.capacity_bytes(from, to),
             RateModel::Schedule(s) => s.capacity_bytes(from, to),
             RateModel::Trace(t) => t.capacity_bytes(from, to),
         }
@@ -69,16 +92,20 @@ impl RateModel {
     /// Bytes the link could carry from `from` up to and including the instant `to`: a bound
     /// on what packets whose last bit left by `to` can have used. An instant carries nothing
     /// at a fixed or scheduled rate, so this is `capacity_bytes`; a trace's opportunities at
-    /// `to` itself count (a packet departing at `to` left in one of them).
+    /// `to` itself count (a packet departing at `to` left in one of them). A changing rate
+    /// also counts the packets that crossed a change at the rate they started with
+    /// (`RateSteps::capacity_bytes_through`).
     pub fn capacity_bytes_through(&self, from: Instant, to: Instant) -> u64 {
         match self {
             RateModel::Trace(t) if from <= to => t.capacity_bytes_through(from, to),
+            RateModel::Steps(s) => s.capacity_bytes_through(from, to),
             _ => self.capacity_bytes(from, to),
         }
     }
 
     /// Mean rate over `[from, to)` in bit/s: `capacity_bytes * 8 / (to - from)` (exactly the
-    /// rate for a fixed link; the long-run mean for an empty interval).
+    /// rate for a fixed link, the time-weighted mean of its steps for a changing one; the
+    /// long-run mean for an empty interval).
     pub fn rate_over_bps(&self, from: Instant, to: Instant) -> f64 {
         match self {
             RateModel::Fixed(bw) => bw.as_bps() as f64,
@@ -87,10 +114,12 @@ impl RateModel {
         }
     }
 
-    /// Long-run mean rate (over one period for schedules and traces).
+    /// Long-run mean rate (over one period for schedules and traces; the last rate of a
+    /// changing one).
     pub fn mean_rate_bps(&self) -> f64 {
         match self {
             RateModel::Fixed(bw) => bw.as_bps() as f64,
+            RateModel::Steps(s) => s.mean_rate_bps(),
             RateModel::Schedule(s) => s.mean_rate_bps(),
             RateModel::Trace(t) => t.mean_rate_bps(),
         }
@@ -146,6 +175,37 @@ mod tests {
         assert_eq!(trace.capacity_bytes(at(0), at(2)), 3000);
         assert_eq!(trace.capacity_bytes_through(at(0), at(2)), 4500);
         assert_eq!(trace.capacity_bytes_through(at(3), at(2)), 0);
+    }
+
+    #[test]
+    fn rate_changes_make_a_stepped_model_only_when_there_are_some() {
+        let spec = RateSpec::Fixed { bps: 10_000_000 };
+        let base = || RateModel::from_spec(&spec).unwrap();
+        // No changes: the plain fixed model, whose per-packet path is untouched.
+        assert!(matches!(
+            base().with_changes(&spec, &[]).unwrap(),
+            RateModel::Fixed(_)
+        ));
+        // 10 Mbit/s for 1 s, then 1 Mbit/s.
+        let changes = [RateChange {
+            at: Duration::from_secs(1),
+            bps: 1_000_000,
+        }];
+        let m = base().with_changes(&spec, &changes).unwrap();
+        assert!(matches!(m, RateModel::Steps(_)));
+        let s = Instant::from_secs;
+        assert_eq!(m.capacity_bytes(s(0), s(3)), 1_250_000 + 250_000);
+        assert!((m.rate_over_bps(s(0), s(2)) - 5.5e6).abs() < 1e-6);
+        assert_eq!(m.mean_rate_bps(), 1e6);
+        // A schedule cannot take changes.
+        let sched = RateSpec::Schedule {
+            rates_bps: vec![1, 2],
+            slot: Duration::from_millis(1),
+        };
+        let e = RateModel::from_spec(&sched)
+            .unwrap()
+            .with_changes(&sched, &changes);
+        assert!(matches!(e, Err(SimError::Config(_))), "{e:?}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub fn fixed(bps: u64, delay_ms: u64, queue_pkts: u64) -> LinkSpec {
         rate: RateSpec::Fixed { bps },
         delay: Duration::from_millis(delay_ms),
         delay_changes: Vec::new(),
+        rate_changes: Vec::new(),
         queue: QueueSpec {
             discipline: Discipline::DropTail,
             limit_packets: Some(queue_pkts),
@@ -29,6 +30,7 @@ pub fn flow(name: &str, src: &str, dst: &str) -> FlowSpec {
         start: Instant::ZERO,
         connect: None,
         stop: None,
+        pauses: Vec::new(),
         bytes: None,
         tcp: TcpConfig::default(),
         receiver_tcp: None,
