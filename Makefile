@@ -40,13 +40,15 @@ run: $(BUILD)
 	$(VENV)/bin/tcplab reproduce afc --quick --out $(OUT)/reproduce-afc-quick > /dev/null
 	$(VENV)/bin/tcplab reproduce rate-based --quick --out $(OUT)/reproduce-rate-based-quick > /dev/null
 	$(VENV)/bin/tcplab reproduce rsfc --quick --out $(OUT)/reproduce-rsfc-quick > /dev/null
-	@echo "reports: $(OUT)/reproduce-afc-quick/report.md, $(OUT)/reproduce-rate-based-quick/report.md, $(OUT)/reproduce-rsfc-quick/report.md"
+	$(VENV)/bin/tcplab reproduce darca --quick --out $(OUT)/reproduce-darca-quick > /dev/null
+	@echo "reports: $(OUT)/reproduce-afc-quick/report.md, $(OUT)/reproduce-rate-based-quick/report.md, $(OUT)/reproduce-rsfc-quick/report.md, $(OUT)/reproduce-darca-quick/report.md"
 
 # Full reproductions of AFC, the rate-based thesis and RSFC (minutes; both cores).
 reproduce: $(BUILD)
 	$(VENV)/bin/tcplab reproduce afc --out $(OUT)/reproduce-afc
 	$(VENV)/bin/tcplab reproduce rate-based --out $(OUT)/reproduce-rate-based
 	$(VENV)/bin/tcplab reproduce rsfc --out $(OUT)/reproduce-rsfc
+	$(VENV)/bin/tcplab reproduce darca --out $(OUT)/reproduce-darca
 
 # tshark is only needed by the pcap test, which skips without it.
 tshark:

@@ -201,7 +201,7 @@ def registry() -> dict[str, Any]:
     """Paper name -> module. Imported lazily so a broken module does not break the CLI."""
     import importlib
 
-    names = {"afc": "afc", "bsf": "bsf", "rate-based": "rate_based", "rsfc": "rsfc"}
+    names = {"afc": "afc", "bsf": "bsf", "darca": "darca", "rate-based": "rate_based", "rsfc": "rsfc"}
     out = {}
     for key, mod in names.items():
         try:

@@ -71,6 +71,9 @@ struct Conn {
     left: bool,
     /// Per-class control: its first RTT sample has decided its class (or none).
     classified: bool,
+    /// Holes and data packets seen during the current round's convergence period.
+    conv_holes: u64,
+    conv_data: u64,
     /// The last finished measurement period.
     last: PeriodCounts,
 }
@@ -141,7 +144,6 @@ pub struct Darca {
     stage: Stage,
     rounds: Vec<RoundLog>,
     events: Vec<EventLog>,
-    unclassified: u64,
 }
 
 fn phase_name(p: Phase) -> &'static str {
@@ -166,6 +168,8 @@ impl Darca {
                     present: false,
                     left: false,
                     classified: false,
+                    conv_holes: 0,
+                    conv_data: 0,
                     last: PeriodCounts::default(),
                 });
             }
@@ -227,7 +231,6 @@ impl Darca {
             stage: Stage::Off,
             rounds: Vec::new(),
             events: Vec::new(),
-            unclassified: 0,
         }
     }
 
@@ -325,6 +328,15 @@ impl Darca {
 
     /// Starts a round at `now`: enforcement, then the convergence period.
     fn begin_round(&mut self, now: Instant, act: &mut Actions) {
+        if self.class_rtt.is_some() {
+            // Membership tracking: a connection's smallest RTT only falls as the meter sees
+            // it with emptier queues, so its class is revisited every round.
+            for ci in 0..self.conns.len() {
+                if let Some(r) = self.conns[ci].meter.min_rtt_s() {
+                    self.classify(now, ci, r);
+                }
+            }
+        }
         if self.rounds.is_empty() {
             // The first round's RTT_orig and p_orig: everything since the run began.
             for c in &mut self.conns {
@@ -437,7 +449,9 @@ impl Element for Darca {
                 }
                 // The measurement period starts: what came before belongs to convergence.
                 for c in &mut self.conns {
-                    c.meter.take_period();
+                    let conv = c.meter.take_period();
+                    c.conv_holes = conv.holes;
+                    c.conv_data = conv.data_pkts;
                 }
                 let end = now.saturating_add(Duration::from_nanos((meas * 1e9).round() as u64));
                 self.stage = Stage::Measuring(now, end);
@@ -459,12 +473,32 @@ impl Element for Darca {
                 let rbw: Vec<f64> = bytes.iter().map(|&b| b as f64 * 8.0 / secs).collect();
                 let before = self.cycle.phase;
                 let cycles = self.cycle.cycles_started;
+                // Held by the control: over the whole round (convergence and measurement)
+                // the control point dropped its packets, more of them than the path lost
+                // upstream (holes). A round lasts at least eq. 1's W x RTT and 2/3 of it, so a
+                // connection the control holds sends at least 2.5 / p_con packets in it, and
+                // the evenly spaced counter drops two or more of them; a remote connection
+                // loses at its own bottleneck, or sends nothing (stopped), and the control's
+                // rate for it is small or zero.
+                let mut holes = vec![0u64; self.units.len()];
+                for c in self.conns.iter().filter(|c| c.unit != NONE) {
+                    holes[c.unit as usize] += c.last.holes + c.conv_holes;
+                }
                 let held: Vec<bool> = self
                     .units
                     .iter()
-                    .map(|u| u.counter.dropped > u.drops_at_round_start)
+                    .zip(&holes)
+                    .map(|(u, &h)| {
+                        let own = u.counter.dropped - u.drops_at_round_start;
+                        own > 0 && own > h
+                    })
                     .collect();
-                self.cycle.on_round(now, &rbw, &held);
+                let mut sent = vec![0u64; self.units.len()];
+                for c in self.conns.iter().filter(|c| c.unit != NONE) {
+                    sent[c.unit as usize] += c.last.data_pkts + c.conv_data;
+                }
+                let silent: Vec<bool> = sent.iter().map(|&n| n == 0).collect();
+                self.cycle.on_round(now, &rbw, &held, &silent);
                 if let Some(r) = self.rounds.last_mut() {
                     r.rbw_bps = rbw;
                 }
@@ -502,7 +536,11 @@ impl Element for Darca {
             "phase": phase_name(self.cycle.phase),
             "cycles_started": if self.rounds.is_empty() { 0 } else { self.cycle.cycles_started },
             "learning_rounds": self.cycle.learning_rounds,
-            "unclassified": self.unclassified,
+            "unclassified": if self.class_rtt.is_some() {
+                self.conns.iter().filter(|c| c.unit == NONE && !c.left && c.present).count()
+            } else {
+                0
+            },
             "units": units,
             "events": self.events,
             "rounds": self.rounds,
@@ -524,18 +562,26 @@ impl Darca {
     }
 
     fn classify(&mut self, now: Instant, ci: usize, rtt_s: f64) {
-        let class = self.units.iter().position(|u| {
-            u.rtt_range
-                .is_some_and(|(lo, hi)| rtt_s >= lo && rtt_s < hi)
-        });
-        match class {
-            Some(u) => {
-                self.conns[ci].unit = u as u32;
-                if self.conns[ci].present {
-                    self.member_change(now, u as u32, true);
-                }
+        let class = self
+            .units
+            .iter()
+            .position(|u| {
+                u.rtt_range
+                    .is_some_and(|(lo, hi)| rtt_s >= lo && rtt_s < hi)
+            })
+            .map_or(NONE, |u| u as u32);
+        let was = self.conns[ci].unit;
+        if class == was {
+            return;
+        }
+        self.conns[ci].unit = class;
+        if self.conns[ci].present {
+            if was != NONE {
+                self.member_change(now, was, false);
             }
-            None => self.unclassified += 1,
+            if class != NONE {
+                self.member_change(now, class, true);
+            }
         }
     }
 }

@@ -63,6 +63,8 @@ pub struct Cycle {
     pub learning_rounds: u64,
     /// The current round's `held` flags (see [`Cycle::on_round`]).
     held: Vec<bool>,
+    /// The current round's `silent` flags.
+    silent: Vec<bool>,
 }
 
 impl Cycle {
@@ -86,6 +88,7 @@ impl Cycle {
             cycles_started: 0,
             learning_rounds: 0,
             held: Vec::new(),
+            silent: Vec::new(),
         };
         c.restart();
         c
@@ -137,7 +140,8 @@ impl Cycle {
     /// The round's measurement: realised throughputs, one per connection, at `now`. Updates
     /// the phase and the targets of the next round.
     pub fn on_measurement(&mut self, now: Instant, rbw: &[f64]) {
-        self.on_round(now, rbw, &vec![false; rbw.len()]);
+        let silent: Vec<bool> = rbw.iter().map(|&r| r <= 0.0).collect();
+        self.on_round(now, rbw, &vec![false; rbw.len()], &silent);
     }
 
     /// As [`Cycle::on_measurement`], with `held[i]`: the control point dropped packets of
@@ -147,9 +151,19 @@ impl Cycle {
     /// elsewhere "would never" reach it). Without this, a round in which the model's drop rate
     /// overshoots would take a local connection for a remote one and cut its target, and the
     /// next round's higher drop rate would cut it again.
-    pub fn on_round(&mut self, now: Instant, rbw: &[f64], held: &[bool]) {
+    ///
+    /// `silent[i]`: connection i sent no data at all in the round (convergence and
+    /// measurement). A remote connection that was silent gets a target of 0 at once (Fig. 7:
+    /// "the target bandwidth of stopped TCP_2 is reduced to zero"; 0.8 steps would only
+    /// approach it); one that sent something, if only a retransmission after a backoff, is
+    /// revised by the factor as any other (a connection blocked by a target of 0 that
+    /// comes back after a restart is in retransmission backoff, and may send nothing during
+    /// one measurement period).
+    pub fn on_round(&mut self, now: Instant, rbw: &[f64], held: &[bool], silent: &[bool]) {
         self.held.clear();
         self.held.extend_from_slice(held);
+        self.silent.clear();
+        self.silent.extend_from_slice(silent);
         for (i, c) in self.conns.iter_mut().enumerate() {
             c.stable = !c.active || is_stable(rbw[i], self.targets[i], self.cfg.tolerance);
         }
@@ -183,7 +197,11 @@ impl Cycle {
         self.learning_rounds += 1;
         for (i, c) in self.conns.iter_mut().enumerate() {
             if c.active && !c.stable && rbw[i] < self.targets[i] && !self.held[i] {
-                c.remote_cap = Some(revise_remote(self.targets[i], rbw[i], self.cfg.factor));
+                c.remote_cap = Some(if self.silent[i] {
+                    0.0
+                } else {
+                    revise_remote(self.targets[i], rbw[i], self.cfg.factor)
+                });
             }
         }
         self.retarget();
@@ -251,7 +269,7 @@ mod tests {
     fn a_connection_the_control_holds_is_not_inferred_remote() {
         let mut c = Cycle::new(cfg(), &[250.0, 750.0]);
         // Both run below target; only the second carried its rate without our drops.
-        c.on_round(s(1), &[180.0, 300.0], &[true, false]);
+        c.on_round(s(1), &[180.0, 300.0], &[true, false], &[false, false]);
         assert_eq!(c.phase, Phase::Learning);
         assert_eq!(
             c.conns()[0].remote_cap,
@@ -259,8 +277,11 @@ mod tests {
             "held by the control: not remote"
         );
         assert_eq!(c.conns()[1].remote_cap, Some(600.0));
-        // A stopped connection (nothing carried) goes to 0 at once.
-        c.on_round(s(2), &[250.0, 0.0], &[true, false]);
+        // Nothing measured, but a retransmission seen in the round: a factor step.
+        c.on_round(s(2), &[250.0, 0.0], &[true, false], &[false, false]);
+        assert_eq!(c.conns()[1].remote_cap, Some(480.0));
+        // A stopped connection (nothing at all in the round) goes to 0 at once.
+        c.on_round(s(3), &[250.0, 0.0], &[true, false], &[false, true]);
         assert_eq!(c.conns()[1].remote_cap, Some(0.0));
         assert_eq!(c.targets(), &[1000.0, 0.0]);
     }

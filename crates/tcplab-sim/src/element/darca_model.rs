@@ -168,11 +168,6 @@ pub fn redistribute(shares: &[Share]) -> Vec<f64> {
 /// "DARCA updates its TBW_i to TBW_i * 0.8"), never below what it was measured to carry
 /// (Fig. 5 ends at 257 kbit/s, a measured rate, not a power of 0.8 times 750).
 pub fn revise_remote(tbw: f64, rbw: f64, factor: f64) -> f64 {
-    if rbw <= 0.0 {
-        // It carried nothing (Fig. 7: TCP_2 stopped sending): its target goes to 0 at once,
-        // which stepwise reduction would only approach.
-        return 0.0;
-    }
     (tbw * factor).max(rbw).min(tbw)
 }
 
@@ -347,7 +342,7 @@ mod tests {
         assert_eq!(rounds, vec![600.0, 480.0, 384.0, 307.20000000000005, 257.0]);
         // A measurement above the target never raises it.
         assert_eq!(revise_remote(300.0, 400.0, 0.8), 300.0);
-        assert_eq!(revise_remote(300.0, 0.0, 0.8), 0.0);
+        assert_eq!(revise_remote(300.0, 0.0, 0.8), 240.0);
     }
 
     #[test]

@@ -1,0 +1,76 @@
+"""`tcplab reproduce darca --quick --json`: the row contract of the DARCA reproduction (Zeng and
+Yao, Figures 5-8), rows that follow from the element's own log (the proportional policy, the
+learned remote targets), and verdict rows that follow from the measured rows."""
+
+import json
+from pathlib import Path
+
+from conftest import cli
+
+FIELDS = {"experiment", "case", "variant", "metric", "unit", "ours", "paper"}
+
+
+def _rows(tmp_path: Path, *args: str) -> list[dict]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    r = cli("reproduce", "darca", *args, "--json", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert "Drop Aware" in d["paper"]
+    assert (tmp_path / "out" / "darca-fig5-8.png").stat().st_size > 10_000
+    return d["rows"]
+
+
+def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
+    rows = _rows(tmp_path, "--quick")
+    for row in rows:
+        assert FIELDS <= set(row) <= FIELDS | {"note"}, row
+        # Only the time of an event that did not happen is empty (the report says why).
+        assert isinstance(row["ours"], (int, float)) or row["metric"].endswith("_s"), row
+        if row["paper"] and row["ours"] is not None and abs(row["ours"] / row["paper"] - 1) > 0.2:
+            assert row.get("note"), row
+        if row["paper"] and row["ours"] is None:
+            assert row.get("note") or row["experiment"] == "tolerance-20pct", row
+    by = {(x["experiment"], x["case"], x["variant"], x["metric"]): x["ours"] for x in rows}
+
+    # The row contract: every target row has its throughput row, and vice versa.
+    keys = {(e, c, v) for (e, c, v, m) in by if m in ("target_kbps", "throughput_kbps")}
+    for e, c, v in keys:
+        assert (e, c, v, "target_kbps") in by and (e, c, v, "throughput_kbps") in by, (e, c, v)
+
+    # Fig. 5: TCP_4 learned down to what its 250 kbit/s link carries (226 kbit/s of payload);
+    # the proportional policy gives the other three the rest of 2250 in the ratio 250:500:750.
+    t = {u: by[("remote-bottleneck", f"stable/{u}", "darca", "target_kbps")] for u in ("tcp1", "tcp2", "tcp3", "tcp4")}
+    assert 200 < t["tcp4"] < 300
+    assert abs(sum(t.values()) - 2250) < 1
+    assert abs(t["tcp2"] / t["tcp1"] - 2) < 1e-3 and abs(t["tcp3"] / t["tcp1"] - 3) < 1e-3
+    assert by[("remote-bottleneck", "control", "darca", "learning_starts_s")] > 100
+    for u in ("tcp1", "tcp2", "tcp3"):
+        thr = by[("remote-bottleneck", f"stable/{u}", "darca", "throughput_kbps")]
+        ok = abs(thr / t[u] - 1) <= 0.1
+        assert by[("verdicts", f"remote-bottleneck/{u}", "darca", "local_within_10pct")] == (1.0 if ok else 0.0)
+
+    # Fig. 6: present connections share the administrative total (750, 1000, 750 kbit/s).
+    for interval, conns, total in (("1-100s", ("tcp1", "tcp2"), 750), ("100-200s", ("tcp1", "tcp2", "tcp3"), 1000),
+                                   ("200-300s", ("tcp2", "tcp3"), 750)):
+        s = sum(by[("join-leave", f"{interval}/{u}", "darca", "target_kbps")] for u in conns)
+        assert abs(s - total) < 1, (interval, s)
+    # TCP_1 and TCP_3 have equal administrative targets: equal shares after the join.
+    assert by[("join-leave", "100-200s/tcp1", "darca", "target_kbps")] == by[("join-leave", "100-200s/tcp3", "darca", "target_kbps")]
+
+    # Fig. 7: the stopped TCP_2's share goes to TCP_1 (750 kbit/s in [300 s, restart)).
+    k = next(c for (e, c, v, m) in by if e == "network-events" and c.startswith("300-") and c.endswith("/tcp1"))
+    assert by[("network-events", k, "darca", "target_kbps")] == 750
+    assert by[("network-events", k.replace("tcp1", "tcp2"), "darca", "throughput_kbps")] == 0
+
+    # Fig. 8: class 1 learned remote below its 1.5 Mbit/s bottleneck; its excess goes to classes
+    # 2 and 3 in the ratio of their targets (2:1); the total stays 6 Mbit/s.
+    c = {u: by[("per-class", f"stable/{u}", "per-class", "target_kbps")] for u in ("class1", "class2", "class3")}
+    assert c["class1"] < 1500 and abs(sum(c.values()) - 6000) < 1 and abs(c["class2"] / c["class3"] - 2) < 1e-3
+    cv = {(v, u): by[("per-class", f"oscillation/{u}", v, "per_flow_goodput_cv")]
+          for v in ("per-class", "per-connection") for u in ("class1", "class2", "class3")}
+    more = sum(cv[("per-class", u)] > cv[("per-connection", u)] for u in ("class1", "class2", "class3"))
+    assert by[("verdicts", "per-class/oscillation", "per-class-vs-per-connection", "more_oscillation_per_class")] == (1.0 if more >= 2 else 0.0)
+
+
+def test_quick_and_full_are_the_same_runs(tmp_path: Path):
+    assert _rows(tmp_path / "q", "--quick") == _rows(tmp_path / "f")
