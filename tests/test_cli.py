@@ -31,6 +31,29 @@ def test_validate_ok():
     assert r.stdout.count("ok: ") == 2
 
 
+def test_validate_canonical_writes_what_tcplab_sim_runs(tmp_path):
+    # The documented way to feed the tcplab-sim binary (its --help names this command).
+    r = cli("validate", P2P, "--canonical", "--set", "duration=2s")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    d = json.loads(r.stdout)
+    assert d["duration"] == 2_000_000_000 and d["topology"]["kind"] == "point_to_point"
+    import tcplab
+
+    assert json.loads(tcplab.load(P2P, ["duration=2s"]).to_canonical_json()) == d
+    j = tmp_path / "p2p.json"
+    j.write_text(r.stdout)
+    sim = Path(__file__).resolve().parent.parent / "target" / "release" / "tcplab-sim"
+    if sim.exists():
+        import subprocess
+
+        out = subprocess.run([str(sim), str(j), "--no-timeseries"], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["flows"][0]["bytes_delivered"] > 0
+    # One scenario only: it writes one document.
+    r = cli("validate", P2P, P2P, "--canonical")
+    assert r.returncode == 2 and "--canonical writes one scenario's JSON; got 2" in r.stderr
+
+
 # -- run, with the stand-in simulator (in-process) ---------------------------------------
 
 

@@ -90,11 +90,15 @@ def _build_parser() -> argparse.ArgumentParser:
         "validate",
         help="check scenario files (and their trace files) without running them",
         description="Check scenario files, including the trace files they name, without running them.",
-        epilog="examples:\n  tcplab validate scenarios/examples/p2p-bulk.toml\n  tcplab validate scenarios/examples/*.toml --set duration=5s",
+        epilog="examples:\n  tcplab validate scenarios/examples/p2p-bulk.toml\n  tcplab validate scenarios/examples/*.toml --set duration=5s\n"
+               "  tcplab validate scenarios/examples/p2p-bulk.toml --canonical > p2p.json   # then: tcplab-sim p2p.json",
         formatter_class=fmt,
     )
     v.add_argument("scenarios", nargs="+", metavar="SCENARIO.toml")
     v.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a key, as for run")
+    v.add_argument("--canonical", action="store_true",
+                   help="print the scenario's canonical JSON (every quantity in base units, defaults filled in, trace "
+                        "paths absolute) instead of the ok line: the input of the tcplab-sim binary; one scenario only")
 
     sw = sub.add_parser(
         "sweep",
@@ -418,6 +422,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .scenario import load
 
+    if args.canonical and len(args.scenarios) != 1:
+        _err(f"--canonical writes one scenario's JSON; got {len(args.scenarios)} scenarios")
+        return EXIT_USER
     worst = 0
     for path in args.scenarios:
         try:
@@ -425,6 +432,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         except TcplabError as e:
             _err(str(e))
             worst = max(worst, e.exit_code)
+            continue
+        if args.canonical:
+            print(sc.to_canonical_json(indent=2))
             continue
         topo = sc.canonical["topology"]["kind"]
         print(f"ok: {path}: {sc.name}: {topo}, {len(sc.links)} links, {len(sc.canonical['flows'])} flows, {sc.duration_s:g} s")

@@ -21,6 +21,12 @@ fn help_prints_the_usage_and_succeeds() {
         let (code, out, err) = sim(&[flag]);
         assert_eq!(code, 0, "{flag}: {err}");
         assert!(out.starts_with("usage: tcplab-sim SCENARIO.json"), "{out}");
+        // It names the command that writes its input, and that command exists (tested in
+        // tests/test_cli.py).
+        assert!(
+            out.contains("tcplab validate SCENARIO.toml --canonical"),
+            "{out}"
+        );
     }
 }
 

@@ -1,7 +1,8 @@
 //! `tcplab-sim`: runs one canonical (JSON) scenario without Python, for benchmarks and
 //! profiling. Users normally run `tcplab run scenario.toml`, which produces the canonical
-//! form (`tcplab.load(path).to_canonical_json()` in Python) and calls the same
-//! `tcplab_sim::run`.
+//! form and calls the same `tcplab_sim::run`; `tcplab validate scenario.toml --canonical`
+//! writes that form to a file for this binary (`tcplab.load(path).to_canonical_json()` in
+//! Python).
 //!
 //!     tcplab-sim SCENARIO.json [--seed N] [--repeat K] [--no-timeseries]
 //!
@@ -23,6 +24,11 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "-h" || a == "--help") {
         println!("{USAGE}");
+        println!();
+        println!("Runs one canonical scenario (JSON, every quantity in base units) and prints one");
+        println!("JSON line per run: the summary plus wall_s and data_pkts_per_wall_s.");
+        println!("Write the JSON of a scenario file with:");
+        println!("  tcplab validate SCENARIO.toml --canonical > SCENARIO.json");
         return ExitCode::SUCCESS;
     }
     let Some(path) = args.first() else {
