@@ -340,33 +340,27 @@ class _Parser:
 
     def delay_changes(self, v: Any, path: str) -> list[dict[str, int]]:
         """``[{ at = "4s", delay = "75ms" }, ...]``: the propagation delay from ``at`` on."""
-        c = self.c
-        if not isinstance(v, list):
-            raise c.error(path, 'expected an array of tables, e.g. [{ at = "4s", delay = "75ms" }]')
-        out: list[dict[str, int]] = []
-        for i, e in enumerate(v):
-            p = _join(path, i)
-            t = c.table(e, p, ["at", "delay"], ["at", "delay"])
-            at = c.time()(t["at"], _join(p, "at"))
-            if out and at <= out[-1]["at"]:
-                raise c.error(_join(p, "at"), "delay changes must be in increasing time order")
-            out.append({"at": at, "delay": c.time()(t["delay"], _join(p, "delay"))})
-        return out
+        return self._changes(v, path, "delay", "delay", self.c.time(), '[{ at = "4s", delay = "75ms" }]')
 
     def rate_changes(self, v: Any, path: str) -> list[dict[str, int]]:
         """``[{ at = "100s", rate = "100kbit/s" }, ...]``: a fixed link's rate from ``at`` on
         (canonical ``{"at": ns, "bps": bit/s}``), as :meth:`delay_changes` for the delay."""
+        return self._changes(v, path, "rate", "bps", self.c.rate(), '[{ at = "100s", rate = "100kbit/s" }]')
+
+    def _changes(self, v: Any, path: str, key: str, out_key: str, conv: Callable[[Any, str], int],
+                 example: str) -> list[dict[str, int]]:
+        """A link's schedule of changes of ``key``: tables ``{ at, <key> }`` in increasing ``at``."""
         c = self.c
         if not isinstance(v, list):
-            raise c.error(path, 'expected an array of tables, e.g. [{ at = "100s", rate = "100kbit/s" }]')
+            raise c.error(path, f"expected an array of tables, e.g. {example}")
         out: list[dict[str, int]] = []
         for i, e in enumerate(v):
             p = _join(path, i)
-            t = c.table(e, p, ["at", "rate"], ["at", "rate"])
+            t = c.table(e, p, ["at", key], ["at", key])
             at = c.time()(t["at"], _join(p, "at"))
             if out and at <= out[-1]["at"]:
-                raise c.error(_join(p, "at"), "rate changes must be in increasing time order")
-            out.append({"at": at, "bps": c.rate()(t["rate"], _join(p, "rate"))})
+                raise c.error(_join(p, "at"), f"{key} changes must be in increasing time order")
+            out.append({"at": at, out_key: conv(t[key], _join(p, key))})
         return out
 
     def queue(self, v: Any, path: str) -> dict[str, Any]:
