@@ -971,23 +971,15 @@ class _Parser:
         if ("targets" in t) == ("classes" in t):
             raise c.error(_join(ep, "targets"), "give either targets (per connection) or classes (per class), one of the two")
         if "targets" in t:
-            v = t["targets"]
-            if not isinstance(v, list) or not v:
-                raise c.error(_join(ep, "targets"), f'expected a non-empty array like [{{ flow = "tcp1", rate = "250kbit/s" }}], got {_show(v)}')
-            out = []
-            for i, x in enumerate(v):
-                tp = _join(_join(ep, "targets"), i)
-                xt = c.table(x, tp, ["flow", "rate"], ["flow", "rate"])
-                out.append({"flow": c.name(xt["flow"], _join(tp, "flow")), "bps": c.rate()(xt["rate"], _join(tp, "rate"))})
-            spec["targets"] = out
+            spec["targets"] = [
+                {"flow": c.name(xt["flow"], _join(tp, "flow")), "bps": c.rate()(xt["rate"], _join(tp, "rate"))}
+                for tp, xt in self._table_array(t["targets"], _join(ep, "targets"), ["flow", "rate"],
+                                                '[{ flow = "tcp1", rate = "250kbit/s" }]')
+            ]
         else:
-            v = t["classes"]
-            if not isinstance(v, list) or not v:
-                raise c.error(_join(ep, "classes"), f'expected a non-empty array like [{{ rtt_min = "0ms", rtt_max = "60ms", rate = "3Mbit/s" }}], got {_show(v)}')
             out = []
-            for i, x in enumerate(v):
-                tp = _join(_join(ep, "classes"), i)
-                xt = c.table(x, tp, ["rtt_min", "rtt_max", "rate"], ["rtt_min", "rtt_max", "rate"])
+            for tp, xt in self._table_array(t["classes"], _join(ep, "classes"), ["rtt_min", "rtt_max", "rate"],
+                                            '[{ rtt_min = "0ms", rtt_max = "60ms", rate = "3Mbit/s" }]'):
                 lo = c.time()(xt["rtt_min"], _join(tp, "rtt_min"))
                 hi = c.time(allow_zero=False)(xt["rtt_max"], _join(tp, "rtt_max"))
                 if hi <= lo:
@@ -995,6 +987,13 @@ class _Parser:
                 out.append({"rtt_min": lo, "rtt_max": hi, "bps": c.rate()(xt["rate"], _join(tp, "rate"))})
             spec["classes"] = out
         return spec
+
+    def _table_array(self, v: Any, path: str, keys: list[str], example: str) -> list[tuple[str, dict[str, Any]]]:
+        """A non-empty array of tables with exactly ``keys``, as (path, table) pairs."""
+        c = self.c
+        if not isinstance(v, list) or not v:
+            raise c.error(path, f"expected a non-empty array like {example}, got {_show(v)}")
+        return [(_join(path, i), c.table(x, _join(path, i), keys, keys)) for i, x in enumerate(v)]
 
     def _link_name(self, v: Any, path: str, links: list[str]) -> str:
         link = self.c.name(v, path)

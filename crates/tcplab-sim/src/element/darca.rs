@@ -89,7 +89,6 @@ struct Unit {
     counter: DropCounter,
     /// This round's control.
     p_con: f64,
-    p_tot: f64,
     rtt_s: f64,
     /// The drop counter's drops when the round started.
     drops_at_round_start: u64,
@@ -303,12 +302,10 @@ impl Darca {
             match rtt {
                 _ if per_member <= 0.0 => {
                     unit.p_con = 1.0;
-                    unit.p_tot = 1.0;
                 }
                 Some(r) if mss > 0 => {
                     let c = control_for(per_member / 8.0, mss as f64, r, pooled.p_orig());
                     unit.p_con = c.p_con;
-                    unit.p_tot = c.p_tot;
                     unit.rtt_s = r;
                     if self.cycle.conns()[u].remote_cap.is_none() && c.p_con > 0.0 {
                         model.push((c.p_tot, r, self.rwnd_bytes / mss as f64));
@@ -463,11 +460,18 @@ impl Element for Darca {
                     return;
                 }
                 let secs = now.saturating_since(from).as_secs_f64().max(1e-9);
+                // Per unit over the round: payload bytes measured, holes upstream and data
+                // packets seen (convergence and measurement).
                 let mut bytes = vec![0u64; self.units.len()];
+                let mut holes = vec![0u64; self.units.len()];
+                let mut sent = vec![0u64; self.units.len()];
                 for c in &mut self.conns {
                     c.last = c.meter.take_period();
                     if c.unit != NONE {
-                        bytes[c.unit as usize] += c.last.bytes;
+                        let u = c.unit as usize;
+                        bytes[u] += c.last.bytes;
+                        holes[u] += c.last.holes + c.conv_holes;
+                        sent[u] += c.last.data_pkts + c.conv_data;
                     }
                 }
                 let rbw: Vec<f64> = bytes.iter().map(|&b| b as f64 * 8.0 / secs).collect();
@@ -480,10 +484,6 @@ impl Element for Darca {
                 // the evenly spaced counter drops two or more of them; a remote connection
                 // loses at its own bottleneck, or sends nothing (stopped), and the control's
                 // rate for it is small or zero.
-                let mut holes = vec![0u64; self.units.len()];
-                for c in self.conns.iter().filter(|c| c.unit != NONE) {
-                    holes[c.unit as usize] += c.last.holes + c.conv_holes;
-                }
                 let held: Vec<bool> = self
                     .units
                     .iter()
@@ -493,10 +493,6 @@ impl Element for Darca {
                         own > 0 && own > h
                     })
                     .collect();
-                let mut sent = vec![0u64; self.units.len()];
-                for c in self.conns.iter().filter(|c| c.unit != NONE) {
-                    sent[c.unit as usize] += c.last.data_pkts + c.conv_data;
-                }
                 let silent: Vec<bool> = sent.iter().map(|&n| n == 0).collect();
                 self.cycle.on_round(now, &rbw, &held, &silent);
                 if let Some(r) = self.rounds.last_mut() {

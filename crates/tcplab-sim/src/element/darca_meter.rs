@@ -199,11 +199,6 @@ impl Meter {
         self.min_rtt.map(|r| r as f64 / 1e9)
     }
 
-    /// The current period's counts so far.
-    pub fn period(&self) -> &PeriodCounts {
-        &self.period
-    }
-
     /// Ends a measurement period: its counts, and a fresh period.
     pub fn take_period(&mut self) -> PeriodCounts {
         std::mem::take(&mut self.period)
