@@ -9,7 +9,11 @@ const SUB: usize = 1 << SUB_BITS;
 
 #[derive(Clone, Debug)]
 pub struct DelayStats {
+    /// Counts of buckets `first..first + buckets.len()`: only the span of values seen is
+    /// stored (a path's delays sit within a few powers of two: a few hundred buckets,
+    /// where a dense array from zero would hold about 1,400 per series, per flow).
     buckets: Vec<u64>,
+    first: usize,
     exact: Option<Vec<u64>>,
     count: u64,
     sum: u128,
@@ -40,6 +44,7 @@ impl DelayStats {
     pub fn new(exact: bool) -> Self {
         DelayStats {
             buckets: Vec::new(),
+            first: 0,
             exact: exact.then(Vec::new),
             count: 0,
             sum: 0,
@@ -53,10 +58,19 @@ impl DelayStats {
             Some(s) => s.push(v_ns),
             None => {
                 let b = bucket_of(v_ns);
-                if b >= self.buckets.len() {
-                    self.buckets.resize(b + 1, 0);
+                if self.buckets.is_empty() {
+                    self.first = b;
+                } else if b < self.first {
+                    // Grow downwards: shift the span up by the missing buckets.
+                    let grow = self.first - b;
+                    self.buckets.splice(0..0, std::iter::repeat_n(0, grow));
+                    self.first = b;
                 }
-                self.buckets[b] += 1;
+                let i = b - self.first;
+                if i >= self.buckets.len() {
+                    self.buckets.resize(i + 1, 0);
+                }
+                self.buckets[i] += 1;
             }
         }
     }
@@ -78,10 +92,10 @@ impl DelayStats {
             }
             None => {
                 let mut acc = 0;
-                for (b, &c) in self.buckets.iter().enumerate() {
+                for (i, &c) in self.buckets.iter().enumerate() {
                     acc += c;
                     if acc >= rank {
-                        return bucket_value(b);
+                        return bucket_value(self.first + i);
                     }
                 }
                 unreachable!("histogram counts add up to count")
@@ -118,10 +132,10 @@ impl DelayStats {
             }
             None => {
                 let mut acc = 0;
-                for (b, &c) in self.buckets.iter().enumerate() {
+                for (i, &c) in self.buckets.iter().enumerate() {
                     if c > 0 {
                         acc += c;
-                        out.push((bucket_value(b), acc as f64 / n));
+                        out.push((bucket_value(self.first + i), acc as f64 / n));
                     }
                 }
             }
@@ -178,5 +192,30 @@ mod tests {
             assert!((a - b).abs() / b < 0.01, "q={q}: {a} vs {b}");
         }
         assert_eq!(h.summary_ms().mean, e.summary_ms().mean);
+    }
+
+    /// The stored span grows both ways and answers as a dense array from zero would.
+    #[test]
+    fn sparse_span_matches_dense_counts() {
+        let values = [40_000_000u64, 39_000_000, 5, 90_000_000, 41_000_000, 1_000];
+        let mut h = DelayStats::new(false);
+        let mut dense = vec![0u64; bucket_of(100_000_000) + 1];
+        for &v in &values {
+            h.record(v);
+            dense[bucket_of(v)] += 1;
+        }
+        assert_eq!(h.first, bucket_of(5));
+        assert_eq!(h.buckets.len(), bucket_of(90_000_000) - bucket_of(5) + 1);
+        for (i, &c) in h.buckets.iter().enumerate() {
+            assert_eq!(c, dense[h.first + i], "bucket {}", h.first + i);
+        }
+        assert_eq!(h.quantile(0.5), bucket_value(bucket_of(39_000_000)));
+        assert_eq!(h.cdf().first().unwrap().0, bucket_value(bucket_of(5)));
+        // A flow whose delays stay within 20-50 ms stores a few hundred buckets at most.
+        let mut narrow = DelayStats::new(false);
+        for v in (20_000_000..50_000_000).step_by(1_000) {
+            narrow.record(v);
+        }
+        assert!(narrow.buckets.len() < 200, "{}", narrow.buckets.len());
     }
 }

@@ -446,7 +446,9 @@ impl World {
                 header_bytes: l.spec.header_bytes,
                 busy_until: Instant::ZERO,
                 txdone_pending: false,
-                delay_line: VecDeque::with_capacity(256),
+                // Grows with what the link carries (a few doublings), not reserved up front:
+                // a 10^4-flow dumbbell has 4 * 10^4 access links.
+                delay_line: VecDeque::new(),
                 arrived: 0,
                 dropped_queue: 0,
                 dropped_loss: 0,

@@ -282,9 +282,10 @@ impl Endpoint {
         cc.set_peer_ts_granularity(cfg.ts_granularity);
         cc.set_rate_error(cfg.rate_error_cv, 0, 0);
         let our_wscale = wscale_for(cfg.rcv_buf_bytes);
-        // A few segments up front; the scoreboard grows with what is in flight, not with the
-        // send buffer's configured size (10^4 idle flows must not hold 10^4 full windows).
-        let sb = Scoreboard::with_capacity((cfg.snd_buf_bytes / mss as u64).min(16) as usize + 2);
+        // Nothing up front: the scoreboard grows with what is in flight (a few doublings in
+        // a flow's life), not with the send buffer's size, and a receiver never fills it
+        // (10^4 idle flows must not hold 10^4 windows; issue 18).
+        let sb = Scoreboard::default();
         Endpoint {
             conn: Conn::Closed,
             stats: TcpStats::default(),

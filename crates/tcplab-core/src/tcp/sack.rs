@@ -86,12 +86,6 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
-    pub fn with_capacity(n: usize) -> Self {
-        Scoreboard {
-            segs: VecDeque::with_capacity(n),
-            ..Default::default()
-        }
-    }
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
     }

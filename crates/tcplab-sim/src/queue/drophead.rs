@@ -12,8 +12,8 @@ use tcplab_core::Instant;
 pub struct DropHead {
     fifo: Fifo,
     /// Heads dropped by the last `enqueue` beyond the one in its `Verdict`; only a byte
-    /// limit with mixed packet sizes needs this. Reserved up front, so it never allocates
-    /// after the first few drops.
+    /// limit with mixed packet sizes needs this. Grown on the first drops and kept, so it
+    /// stops allocating after them.
     extra: VecDeque<Packet>,
 }
 
@@ -21,7 +21,7 @@ impl DropHead {
     pub fn new(spec: &QueueSpec, header_bytes: u32) -> DropHead {
         DropHead {
             fifo: Fifo::new(spec, header_bytes),
-            extra: VecDeque::with_capacity(64),
+            extra: VecDeque::new(),
         }
     }
 

@@ -102,20 +102,15 @@ pub(crate) struct Fifo {
     counters: QueueCounters,
 }
 
-/// Slots reserved up front: enough for a short backlog. A queue that really grows past it
-/// doubles a few times and then stays put, so memory follows use, not the configured limit.
-const INITIAL_RESERVE: usize = 64;
-/// Smallest wire size a TCP/IP packet can have; bounds a byte-limited queue's length.
-const MIN_PACKET_BYTES: u64 = 40;
-
 impl Fifo {
     pub(crate) fn new(spec: &QueueSpec, header_bytes: u32) -> Fifo {
         let limit_pkts = spec.limit_packets.unwrap_or(u64::MAX);
         let limit_bytes = spec.limit_bytes.unwrap_or(u64::MAX);
-        let by_bytes = limit_bytes / (MIN_PACKET_BYTES + header_bytes as u64) + 1;
-        let reserve = limit_pkts.min(by_bytes).min(INITIAL_RESERVE as u64) as usize;
         Fifo {
-            pkts: VecDeque::with_capacity(reserve),
+            // Nothing reserved: a queue that backs up doubles a few times and then stays
+            // put, so memory follows the backlog, not the configured limit, and the many
+            // links that never queue (a large dumbbell's access links) cost nothing.
+            pkts: VecDeque::new(),
             bytes: 0,
             header_bytes,
             limit_pkts,
@@ -396,14 +391,11 @@ pub(crate) mod tests {
     fn class5_memory_follows_the_backlog_not_the_configured_limit() {
         // Issue 20 class 5: a queue of 10^9 bytes used to reserve 65,536 packet slots
         // (7.9 MB) before a packet arrived; a thousand of them aborted on allocation.
+        // Issue 18: nothing is reserved before a packet arrives, whatever the limit.
         let huge = Fifo::new(&spec(Discipline::DropTail, None, Some(1_000_000_000)), 0);
-        assert!(
-            huge.capacity() < 2 * INITIAL_RESERVE + 2,
-            "{}",
-            huge.capacity()
-        );
+        assert_eq!(huge.capacity(), 0);
         let small = Fifo::new(&spec(Discipline::DropTail, Some(3), None), 0);
-        assert!(small.capacity() >= 3 && small.capacity() < 2 * INITIAL_RESERVE);
+        assert_eq!(small.capacity(), 0);
         // It grows when a backlog builds, and keeps what it grew to.
         let mut q = Queue::new(&spec(Discipline::DropTail, Some(10_000), None), 0);
         for id in 0..5_000 {
@@ -419,11 +411,16 @@ pub(crate) mod tests {
     #[test]
     fn steady_state_does_not_reallocate() {
         let mut q = Queue::new(&spec(Discipline::DropHead, Some(64), None), 0);
+        // The first fill grows the queue to its limit (nothing is reserved up front) ...
+        for id in 0..200 {
+            q.enqueue(Instant::ZERO, pkt(id, 1500));
+        }
+        // ... and after it, a queue churning at its limit never allocates again.
         let cap = match &q {
             Queue::DropHead(d) => d.fifo().capacity(),
             _ => unreachable!(),
         };
-        for id in 0..10_000 {
+        for id in 200..10_000 {
             q.enqueue(Instant::ZERO, pkt(id, 1500));
             if id % 3 == 0 {
                 q.dequeue(Instant::ZERO);
