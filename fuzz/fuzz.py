@@ -784,7 +784,100 @@ class Gen:
         if self.p(0.2):
             doc["pages"] = self.pages(dur, nodes, defaults)
             self.use("top.pages")
+        # Workloads may not cross a node with an element (documented limit): only without.
+        if self.p(0.2) and not doc.get("elements"):
+            doc["workloads"] = self.workloads(dur, nodes, topo, defaults)
+            self.use("top.workloads")
+            if self.p(0.3):
+                doc.setdefault("record", {})["workload_flows"] = self.p(0.5)
+                self.use("record.workload_flows")
         return doc
+
+    def workloads(self, dur: int, nodes: list[str], topo: dict[str, Any], defaults: dict[str, Any]) -> list[dict[str, Any]]:
+        """Open-loop workloads: Poisson or given arrivals (inline or a file), sizes of every
+        kind (an empirical CDF inline or from a file), between two nodes."""
+        r = self.r
+        out: list[dict[str, Any]] = []
+        for k in range(r.choice([1, 1, 2])):
+            w: dict[str, Any] = {}
+            if topo["kind"] == "dumbbell" and self.p(0.3):
+                w["pair"] = r.randrange(topo["pairs"])
+                self.use("workload.pair")
+            else:
+                src, dst = r.sample(nodes, 2)
+                if topo["kind"] != "point_to_point" or self.p(0.5):
+                    w["src"], w["dst"] = src, dst
+                    self.use("workload.src", "workload.dst")
+            if self.p(0.5):
+                w["name"] = f"wl-{'PQ'[k]}"
+                self.use("workload.name")
+            kind = r.choice(["poisson", "poisson", "times", "file"])
+            if kind == "poisson":
+                w["arrivals"] = {"kind": "poisson", "rate": r.choice([0.5, 3, 20, 60.5])}
+            else:
+                ts = sorted(r.randint(0, dur) for _ in range(r.randint(1, 20)))
+                if kind == "times":
+                    w["arrivals"] = {"kind": "times", "times": [self.time(t) for t in ts]}
+                else:
+                    name = f"arrivals-{self.r.getrandbits(32):08x}.txt"
+                    self.files[f"traces/{name}"] = ("# seconds\n" + "".join(f"{t / S!r}\n" for t in ts)).encode()
+                    w["arrivals"] = {"kind": "file", "path": f"../traces/{name}"}
+            self.use("workload.arrivals", f"arrivals.{kind}")
+            sk = r.choice(["fixed", "exponential", "pareto", "cdf-points", "cdf-file"])
+            if sk == "fixed":
+                w["sizes"] = {"kind": "fixed", "bytes": self.size(r.choice([1, 1448, 20_000, log_uniform(r, 1, 200_000)]))}
+            elif sk == "exponential":
+                w["sizes"] = {"kind": "exponential", "mean": self.size(r.choice([1, 5_000, log_uniform(r, 1, 100_000)]))}
+            elif sk == "pareto":
+                w["sizes"] = {"kind": "pareto", "mean": self.size(log_uniform(r, 1, 100_000)), "shape": r.choice([1.05, 1.2, 2, 3.5])}
+            else:
+                n = r.randint(1, 6)
+                sizes = sorted(log_uniform(r, 1, 300_000) for _ in range(n))
+                probs = sorted(round(r.random(), 3) for _ in range(n - 1)) + [1.0]
+                if sk == "cdf-points":
+                    w["sizes"] = {"kind": "cdf", "points": [[self.size(b), p] for b, p in zip(sizes, probs)]}
+                else:
+                    name = f"sizes-{self.r.getrandbits(32):08x}.cdf"
+                    self.files[f"traces/{name}"] = ("# bytes cdf\n" + "".join(f"{b} {p!r}\n" for b, p in zip(sizes, probs))).encode()
+                    w["sizes"] = {"kind": "cdf", "path": f"../traces/{name}"}
+            self.use("workload.sizes", f"sizes.{sk}")
+            if self.p(0.3):
+                w["start"] = self.time(r.randint(0, dur // 2))
+                self.use("workload.start")
+            if self.p(0.3):
+                w["stop"] = self.time(r.randint(dur // 2 + 1, dur + S))
+                self.use("workload.stop")
+            if self.p(0.3):
+                w["max_flows"] = r.choice([1, 5, 100])
+                self.use("workload.max_flows")
+            if self.p(0.3):
+                edges = sorted({log_uniform(r, 1, 10**6) for _ in range(r.randint(0, 4))})
+                w["size_buckets"] = [self.size(b) for b in edges]
+                self.use("workload.size_buckets")
+            if self.p(0.3):
+                w["tcp"] = self.tcp(dur)
+                self.use("workload.tcp")
+            if self.p(0.2):
+                w["cc"] = r.choice(self.cc)
+                w.get("tcp", {}).pop("cc", None)
+                self.use("workload.cc")
+            if self.p(0.2):
+                w["fc"] = r.choice([f for f in self.fc if f != "rsfc"])
+                w.get("tcp", {}).pop("fc", None)
+                self.use("workload.fc")
+            if self.p(0.2):
+                w["receiver_tcp"] = self.tcp(dur)
+                self.use("workload.receiver_tcp")
+            # RSFC reads timestamps: a valid workload's receiver keeps them on (as for flows).
+            recv = dict(defaults.get("tcp", {}))
+            recv |= w.get("tcp", {}) | {k: w[k] for k in ("cc", "fc") if k in w}
+            if "receiver_tcp" in w or "receiver_tcp" in defaults:
+                recv |= defaults.get("receiver_tcp", {}) | w.get("receiver_tcp", {})
+            if recv.get("fc") == "rsfc" and recv.get("timestamps") is False:
+                w.setdefault("receiver_tcp", {})["timestamps"] = True
+                self.use("workload.receiver_tcp")
+            out.append(w)
+        return out
 
     def pages(self, dur: int, nodes: list[str], defaults: dict[str, Any]) -> list[dict[str, Any]]:
         """Web page loads between two nodes (every topology here connects all nodes both ways):
@@ -1696,9 +1789,14 @@ def write_case_files(ctx: Ctx, case: Case) -> Path:
 
 
 def absolutise(doc: Any, base: Path) -> Any:
-    """Trace paths made absolute, for ``tcplab.load(dict)`` (paths relative to the cwd)."""
+    """Trace paths and workload files (arrival times, size CDFs) made absolute, for
+    ``tcplab.load(dict)`` (paths relative to the cwd); pcap paths stay relative to the run's
+    output folder."""
     if isinstance(doc, dict):
-        return {k: (str((base / v).resolve()) if k == "trace" and isinstance(v, str) else absolutise(v, base)) for k, v in doc.items()}
+        def is_file(k: str, v: Any) -> bool:
+            return isinstance(v, str) and (k == "trace" or (k == "path" and doc.get("kind") in ("file", "cdf")))
+
+        return {k: (str((base / v).resolve()) if is_file(k, v) else absolutise(v, base)) for k, v in doc.items()}
     if isinstance(doc, list):
         return [absolutise(x, base) for x in doc]
     return doc
@@ -2324,6 +2422,8 @@ def coverage_gaps(used: set[str] | Counter) -> list[str]:
     want |= {f"record.{k}" for k in ("interval", "timeseries", "exact_percentiles", "pcap")}
     want |= {f"queue.discipline.{d}" for d in s.variants()["discipline"]}
     want |= {f"page.{k}" for k in s.PAGE_KEYS}
+    want |= {f"workload.{k}" for k in s.WORKLOAD_KEYS} | {"record.workload_flows"}
+    want |= {f"arrivals.{k}" for k in s.ARRIVAL_KEYS} | {f"sizes.{k}" for k in ("fixed", "exponential", "pareto", "cdf-points", "cdf-file")}
     want |= {"elements.bsf", "elements.bsf.formulas"} | {f"elements.bsf.{k}" for k in s.ELEMENT_KEYS["bsf"]}
     want |= {"elements.darca"} | {f"elements.darca.{k}" for k in s.ELEMENT_KEYS["darca"]}
     want |= {"defaults.tcp", "defaults.receiver_tcp", "defaults.read", "trace.shipped", "trace.generated", "queue.unlimited",

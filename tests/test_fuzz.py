@@ -84,7 +84,8 @@ def test_generated_documents_are_toml_and_cover_every_documented_key(ctx):
     from tcplab import scenario as s
 
     known = set(s.TOP_KEYS) | set(s.LINK_KEYS) | set(s.TCP_KEYS) | set(s.FLOW_KEYS) | set(s.RED_KEYS) | {"kind", "pairs", "nodes", "links", "from", "to"}
-    known |= {"interval", "timeseries", "exact_percentiles", "pcap"}
+    known |= {"interval", "timeseries", "exact_percentiles", "pcap", "workload_flows"}
+    known |= set(s.WORKLOAD_KEYS) | {k for keys in s.ARRIVAL_KEYS.values() for k in keys} | {k for keys in s.SIZE_KEYS.values() for k in keys}
     known |= {"node"} | {k for keys in s.ELEMENT_KEYS.values() for k in keys} | set(s.PAGE_KEYS)
     assert fz.documented_keys() - known == set()
 

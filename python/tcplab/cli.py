@@ -295,7 +295,12 @@ def _summary_table(s: dict[str, Any]) -> str:
                 "-" if f.get("completion_s") is None else f"{f['completion_s']:.3f}",
             )
         )
-    lines += _table(hdr, rows)
+    if rows or not s.get("workloads"):
+        lines += _table(hdr, rows)
+    if s.get("workloads"):
+        if rows:
+            lines.append("")
+        lines += _workload_tables(s["workloads"])
     lhdr = ("link", "from->to", "capacity Mbit/s", "util %", "tx pkts", "drops queue/loss", "max queue pkts")
     lrows = [
         (
@@ -344,6 +349,50 @@ def _summary_table(s: dict[str, Any]) -> str:
     if len(s.get("flows", [])) > 1:
         lines.append(f"Jain fairness index: {s['jain_fairness']:.4f}")
     return "\n".join(lines)
+
+
+def _fct(f: dict[str, Any]) -> str:
+    if not f.get("completed"):
+        return "-"
+    return f"{f['mean']:.1f}/{f['p50']:.1f}/{f['p95']:.1f}/{f['p99']:.1f}"
+
+
+def _size_range(b: dict[str, Any]) -> str:
+    from .units import format_size
+
+    lo = format_size(b["min_bytes"])
+    return f">= {lo}" if b["max_bytes"] is None else f"{lo}-{format_size(b['max_bytes'])}"
+
+
+def _workload_tables(ws: list[dict[str, Any]]) -> list[str]:
+    """The workloads' flow counts and completion times (FCT: arrival to last byte read),
+    over all their flows and per size bucket."""
+    rows = [
+        (
+            w["name"],
+            w["direction"],
+            f"{w['cc']}/{w['fc']}",
+            str(w["arrived"]),
+            str(w["completed"]),
+            str(w["active_at_end"]),
+            str(w["max_active"]),
+            f"{w['offered_mbps']:.3f}",
+            _fct(w["fct_ms"]),
+        )
+        for w in ws
+    ]
+    out = _table(("workload", "direction", "cc/fc", "arrived", "completed", "active at end", "max active", "offered Mbit/s",
+                  "FCT mean/p50/p95/p99 ms"), rows)
+    brows = [
+        (w["name"], _size_range(b), str(b["fct_ms"]["arrived"]), str(b["fct_ms"]["completed"]), _fct(b["fct_ms"]))
+        for w in ws
+        for b in w["buckets"]
+        if b["fct_ms"]["arrived"] > 0
+    ]
+    if brows:
+        out.append("")
+        out += _table(("workload", "flow size", "arrived", "completed", "FCT mean/p50/p95/p99 ms"), brows)
+    return out
 
 
 def _table(hdr: Sequence[str], rows: list[Sequence[str]]) -> list[str]:
@@ -437,7 +486,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(sc.to_canonical_json(indent=2))
             continue
         topo = sc.canonical["topology"]["kind"]
-        print(f"ok: {path}: {sc.name}: {topo}, {len(sc.links)} links, {len(sc.canonical['flows'])} flows, {sc.duration_s:g} s")
+        extra = "".join(f", {len(sc.canonical[k])} {k}" for k in ("pages", "workloads") if sc.canonical.get(k))
+        print(f"ok: {path}: {sc.name}: {topo}, {len(sc.links)} links, {len(sc.canonical['flows'])} flows{extra}, {sc.duration_s:g} s")
     return worst
 
 

@@ -36,6 +36,7 @@ class Result:
         self.summary: dict[str, Any] = output["summary"]
         self._ts_raw: dict[str, Any] = output.get("timeseries") or {}
         self._ts: "pd.DataFrame | None" = None
+        self._wf_raw: dict[str, Any] = output.get("workload_flows") or {}
         #: Per flow name: the one-way delay CDF of its data packets, ``[(delay_ms, fraction)]``.
         self.owd_cdf: dict[str, list[tuple[float, float]]] = {
             name: [(float(v), float(c)) for v, c in pts] for name, pts in output.get("owd_cdf_ms") or []
@@ -45,6 +46,14 @@ class Result:
     def ok(self) -> bool:
         """False when the simulator found invariant violations: the numbers are not to be trusted."""
         return bool(self.summary.get("invariants", {}).get("ok", False))
+
+    @property
+    def workload_flows(self) -> "pd.DataFrame":
+        """One row per flow of the scenario's ``[[workloads]]``: ``workload`` (its name),
+        ``id`` (its place among the workload's arrivals), ``size_bytes``, ``start_s``,
+        ``fct_s`` (completion time: arrival to last byte read; NaN if not complete at the
+        end of the run), ``bytes_delivered``, ``retransmits``, ``timeouts``."""
+        return workload_flows_frame(self._wf_raw, [w["name"] for w in self.summary.get("workloads", [])])
 
     @property
     def timeseries(self) -> "pd.DataFrame":
@@ -70,6 +79,10 @@ class Result:
         p = out / "timeseries.parquet"
         self.timeseries.to_parquet(p, index=False)
         written.append(p)
+        if self.summary.get("workloads"):
+            p = out / "workload_flows.parquet"
+            self.workload_flows.to_parquet(p, index=False)
+            written.append(p)
         if plots:
             from .plots import write_plots
 
@@ -112,6 +125,29 @@ def timeseries_frame(ts: dict[str, Any]) -> "pd.DataFrame":
             "metric": pd.Categorical.from_codes(np.asarray(ts["metric"], dtype=np.int32), categories=list(ts["metrics"])),
             "value": np.asarray(ts["value"], dtype=np.float64),
         }
+    )
+
+
+def workload_flows_frame(wf: dict[str, Any], names: list[str]) -> "pd.DataFrame":
+    """``output::WorkloadFlows`` (column arrays) as a DataFrame, one row per flow."""
+    import numpy as np
+    import pandas as pd
+
+    n = len(wf.get("id", []))
+    codes = np.asarray(wf.get("workload", []), dtype=np.int32)
+    fct = [np.nan if v is None else v / 1e9 for v in wf.get("fct_ns", [])]
+    return pd.DataFrame(
+        {
+            "workload": pd.Categorical.from_codes(codes, categories=names) if names else pd.Categorical([]),
+            "id": np.asarray(wf.get("id", []), dtype=np.uint64),
+            "size_bytes": np.asarray(wf.get("size_bytes", []), dtype=np.uint64),
+            "start_s": np.asarray(wf.get("start_ns", []), dtype=np.float64) / 1e9,
+            "fct_s": np.asarray(fct, dtype=np.float64),
+            "bytes_delivered": np.asarray(wf.get("bytes_delivered", []), dtype=np.uint64),
+            "retransmits": np.asarray(wf.get("retransmits", []), dtype=np.uint64),
+            "timeouts": np.asarray(wf.get("timeouts", []), dtype=np.uint64),
+        },
+        index=pd.RangeIndex(n),
     )
 
 

@@ -206,7 +206,12 @@ class _Ctx:
 # --------------------------------------------------------------------------------------
 # Tables of the scenario file.
 
-TOP_KEYS = ["name", "description", "duration", "seed", "event_budget", "stop_when_done", "record", "topology", "defaults", "flows", "elements", "pages"]
+TOP_KEYS = ["name", "description", "duration", "seed", "event_budget", "stop_when_done", "record", "topology", "defaults", "flows", "elements", "pages", "workloads"]
+# Keys of an open-loop workload (docs/scenarios.md "Workloads").
+WORKLOAD_KEYS = ["name", "src", "dst", "pair", "arrivals", "sizes", "start", "stop", "max_flows", "size_buckets", "cc", "fc", "tcp", "receiver_tcp"]
+ARRIVAL_KEYS = {"poisson": ["kind", "rate"], "file": ["kind", "path"], "times": ["kind", "times"]}
+SIZE_KEYS = {"fixed": ["kind", "bytes"], "exponential": ["kind", "mean"], "pareto": ["kind", "mean", "shape"], "cdf": ["kind", "path", "points"]}
+DEFAULT_SIZE_BUCKETS = [10_000, 100_000, 1_000_000, 10_000_000]
 # Keys of a web page load (docs/scenarios.md "Pages").
 PAGE_KEYS = ["name", "client", "server", "start", "connections", "request", "objects", "model", "seed", "cc", "tcp", "server_tcp"]
 #: Page models (docs/scenarios.md "Pages"): the HTTP Archive's average web page of early
@@ -690,12 +695,12 @@ class _Parser:
         d_rtcp = self.tcp(defaults["receiver_tcp"], "defaults.receiver_tcp") if "receiver_tcp" in defaults else None
         d_read = self.read(defaults["read"], "defaults.read") if "read" in defaults else {"kind": "unlimited"}
         if "flows" not in raw:
-            if "pages" in raw:
+            if "pages" in raw or "workloads" in raw:
                 return []
-            raise c.error("flows", "missing: add at least one [[flows]] table (or [[pages]])")
+            raise c.error("flows", "missing: add at least one [[flows]] table (or [[pages]], or [[workloads]])")
         fl = raw["flows"]
-        if isinstance(fl, list) and not fl and raw.get("pages"):
-            return []  # page loads alone
+        if isinstance(fl, list) and not fl and (raw.get("pages") or raw.get("workloads")):
+            return []  # page loads or workloads alone
         if not isinstance(fl, list) or not fl or not all(isinstance(x, dict) for x in fl):
             raise c.error("flows", "expected an array of tables ([[flows]]) with at least one flow")
         kind = topo.spec["kind"]
@@ -895,6 +900,187 @@ class _Parser:
             })
         return out
 
+    def workloads(self, raw: Mapping[str, Any], topo: _Topology) -> list[dict[str, Any]]:
+        """``[[workloads]]``: open-loop flows that arrive (Poisson, or times from a file),
+        send a drawn size (fixed, exponential, Pareto, or an empirical CDF from a file) and
+        leave. Files are read here, so the canonical scenario carries their contents."""
+        c = self.c
+        v = raw.get("workloads", [])
+        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+            raise c.error("workloads", f"expected an array of tables ([[workloads]]), got {_type_name(v)}")
+        defaults = c.table(raw.get("defaults", {}), "defaults", ["tcp", "receiver_tcp", "read"])
+        d_tcp = self.tcp(defaults["tcp"], "defaults.tcp") if "tcp" in defaults else {}
+        d_rtcp = self.tcp(defaults["receiver_tcp"], "defaults.receiver_tcp") if "receiver_tcp" in defaults else None
+        kind = topo.spec["kind"]
+        out = []
+        for i, wv in enumerate(v):
+            p = _join("workloads", i)
+            t = c.table(wv, p, WORKLOAD_KEYS, ["arrivals", "sizes"])
+            name = c.get(t, "name", p, c.name, f"workload{i}")
+            if kind == "dumbbell" and "src" not in t and "dst" not in t:
+                pair = c.get(t, "pair", p, c.integer(0, 100_000), 0)
+                if pair >= topo.spec["pairs"]:
+                    raise c.error(_join(p, "pair"), f"dumbbell pair {pair} but topology.pairs = {topo.spec['pairs']} "
+                                  f"(pairs are numbered 0..{topo.spec['pairs'] - 1})")
+                src, dst = f"s{pair}", f"r{pair}"
+            else:
+                if "pair" in t:
+                    raise c.error(_join(p, "pair"), '"pair" applies to a dumbbell topology, without src and dst')
+                if kind != "point_to_point" and ("src" not in t or "dst" not in t):
+                    raise c.error(_join(p, "src" if "src" not in t else "dst"), "missing (required in this topology)")
+                src = c.get(t, "src", p, c.string, "server")
+                dst = c.get(t, "dst", p, c.string, "client")
+                for key, n in (("src", src), ("dst", dst)):
+                    if n not in topo.nodes:
+                        raise c.error(_join(p, key), self._unknown_node(n, topo.nodes))
+                if src == dst:
+                    raise c.error(_join(p, "dst"), f'src and dst are the same node "{src}"')
+            for a, b in ((src, dst), (dst, src)):
+                if not topo.route_exists(a, b):
+                    raise c.error(p, f"no route from {a} to {b} (a flow needs links both ways: data and ACKs)")
+            tcp = dict(d_tcp)
+            if "tcp" in t:
+                tcp |= self.tcp(t["tcp"], _join(p, "tcp"))
+            for short in ("cc", "fc"):
+                if short in t:
+                    if "tcp" in t and short in t["tcp"]:
+                        raise c.error(_join(p, short), f"given twice: here and as tcp.{short}; keep one")
+                    tcp[short] = c.choice(variants()[short])(t[short], _join(p, short))
+            self._check_rre_delays(tcp, _join(p, "tcp"))
+            rtcp = None
+            if d_rtcp is not None or "receiver_tcp" in t:
+                rtcp = dict(tcp) | (d_rtcp or {})
+                if "receiver_tcp" in t:
+                    rtcp |= self.tcp(t["receiver_tcp"], _join(p, "receiver_tcp"))
+            buckets = DEFAULT_SIZE_BUCKETS
+            if "size_buckets" in t:
+                bv = t["size_buckets"]
+                if not isinstance(bv, list):
+                    raise c.error(_join(p, "size_buckets"), f'expected an array of sizes (e.g. ["10kB", "100kB"]), got {_show(bv)}')
+                buckets = [c.size()(x, _join(_join(p, "size_buckets"), k)) for k, x in enumerate(bv)]
+                if any(b <= a for a, b in zip(buckets, buckets[1:])):
+                    raise c.error(_join(p, "size_buckets"), "edges must be strictly increasing")
+            out.append({
+                "name": name,
+                "src": src,
+                "dst": dst,
+                "arrivals": self._arrivals(t["arrivals"], _join(p, "arrivals")),
+                "sizes": self._sizes(t["sizes"], _join(p, "sizes")),
+                "start": c.get(t, "start", p, c.time(), 0),
+                "stop": c.get(t, "stop", p, c.time(allow_zero=False), None),
+                "max_flows": c.get(t, "max_flows", p, c.integer(1), None),
+                "size_buckets": buckets,
+                "tcp": tcp,
+                "receiver_tcp": rtcp,
+            })
+        return out
+
+    def _file_lines(self, v: Any, path: str) -> tuple[Path, list[tuple[int, list[str]]]]:
+        """A text file named relative to the scenario: its (line number, fields) rows,
+        blank lines and ``#`` comments left out."""
+        c = self.c
+        rel = c.string(v, path)
+        f = Path(rel)
+        if not f.is_absolute():
+            f = c.base_dir / f
+        try:
+            text = f.read_text()
+        except OSError as e:
+            raise c.error(path, f"cannot read {rel[:80]!r}: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise c.error(path, f"{rel[:80]!r} is not a text file") from None
+        rows = []
+        for n, line in enumerate(text.splitlines(), 1):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                rows.append((n, line.replace(",", " ").split()))
+        if not rows:
+            raise c.error(path, f"{rel[:80]!r} has no data lines")
+        return f, rows
+
+    def _arrivals(self, v: Any, path: str) -> dict[str, Any]:
+        c = self.c
+        if not isinstance(v, dict) or "kind" not in v:
+            raise c.error(path, 'expected a table with a kind: { kind = "poisson", rate = 100 } (flows per second) '
+                          'or { kind = "file", path = "arrivals.txt" } (one time in seconds per line)')
+        kind = c.choice(list(ARRIVAL_KEYS))(v["kind"], _join(path, "kind"))
+        t = c.table(v, path, ARRIVAL_KEYS[kind], ARRIVAL_KEYS[kind])
+        if kind == "poisson":
+            r = t["rate"]
+            if isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 < float(r) < float("inf"):
+                raise c.error(_join(path, "rate"), f"expected a positive number of flows per second (e.g. 100), got {_show(r)}")
+            return {"kind": "poisson", "per_second": float(r)}
+        if kind == "times":
+            tv = t["times"]
+            if not isinstance(tv, list) or not tv:
+                raise c.error(_join(path, "times"), f'expected a non-empty array of times (e.g. ["0.1s", "0.25s"]), got {_show(tv)}')
+            times = [c.time()(x, _join(_join(path, "times"), k)) for k, x in enumerate(tv)]
+        else:
+            f, rows = self._file_lines(t["path"], _join(path, "path"))
+            times = []
+            for n, fields in rows:
+                try:
+                    sec = float(fields[0])
+                except ValueError:
+                    sec = float("nan")
+                if len(fields) != 1 or not 0 <= sec < float("inf"):
+                    raise c.error(_join(path, "path"), f"{f.name} line {n}: expected one time in seconds (e.g. 0.125), got {' '.join(fields)[:60]!r}")
+                times.append(round(sec * 1e9))
+        for k in range(1, len(times)):
+            if times[k] < times[k - 1]:
+                raise c.error(path, f"arrival times must not decrease: time {k + 1} ({times[k] / 1e9:g} s) is before time {k} ({times[k - 1] / 1e9:g} s)")
+        return {"kind": "times", "times": times}
+
+    def _sizes(self, v: Any, path: str) -> dict[str, Any]:
+        c = self.c
+        if not isinstance(v, dict) or "kind" not in v:
+            raise c.error(path, 'expected a table with a kind: { kind = "fixed", bytes = "20kB" }, '
+                          '{ kind = "exponential", mean = "50kB" }, { kind = "pareto", mean = "50kB", shape = 1.2 } '
+                          'or { kind = "cdf", path = "sizes.cdf" }')
+        kind = c.choice(list(SIZE_KEYS))(v["kind"], _join(path, "kind"))
+        required = {"fixed": ["bytes"], "exponential": ["mean"], "pareto": ["mean", "shape"], "cdf": []}[kind]
+        t = c.table(v, path, SIZE_KEYS[kind], required)
+        if kind == "fixed":
+            return {"kind": "fixed", "bytes": c.size()(t["bytes"], _join(path, "bytes"))}
+        if kind in ("exponential", "pareto"):
+            out: dict[str, Any] = {"kind": kind, "mean_bytes": float(c.size()(t["mean"], _join(path, "mean")))}
+            if kind == "pareto":
+                a = t["shape"]
+                if isinstance(a, bool) or not isinstance(a, (int, float)) or not 1 < float(a) < float("inf"):
+                    raise c.error(_join(path, "shape"), f"expected a number greater than 1 (a Pareto law of shape <= 1 has no mean), got {_show(a)}")
+                out["shape"] = float(a)
+            return out
+        if ("path" in t) == ("points" in t):
+            raise c.error(path, 'give either "path" (a file of "bytes probability" lines) or "points" (an array of [size, probability])')
+        pts: list[list[Any]] = []
+        if "points" in t:
+            pv = t["points"]
+            if not isinstance(pv, list) or not pv:
+                raise c.error(_join(path, "points"), f'expected a non-empty array of [size, probability] pairs, got {_show(pv)}')
+            for k, e in enumerate(pv):
+                ep = _join(_join(path, "points"), k)
+                if not isinstance(e, list) or len(e) != 2:
+                    raise c.error(ep, f'expected a [size, probability] pair (e.g. ["10kB", 0.5]), got {_show(e)}')
+                pts.append([c.size()(e[0], ep), c.probability(e[1], ep)])
+        else:
+            f, rows = self._file_lines(t["path"], _join(path, "path"))
+            for n, fields in rows:
+                try:
+                    size, prob = float(fields[0]), float(fields[1]) if len(fields) == 2 else float("nan")
+                except ValueError:
+                    size = prob = float("nan")
+                if len(fields) != 2 or not (1 <= size < 2**63 and 0 <= prob <= 1):
+                    raise c.error(_join(path, "path"), f"{f.name} line {n}: expected a size in bytes (at least 1) and a cumulative "
+                                  f"probability in [0, 1], got {' '.join(fields)[:60]!r}")
+                pts.append([round(size), prob])
+        for k in range(1, len(pts)):
+            if pts[k][0] < pts[k - 1][0] or pts[k][1] < pts[k - 1][1]:
+                raise c.error(path, f"CDF point {k + 1} ({pts[k][0]} bytes, {pts[k][1]}) is below point {k} "
+                              f"({pts[k - 1][0]} bytes, {pts[k - 1][1]}); sizes and probabilities must not decrease")
+        if pts[-1][1] != 1.0:
+            raise c.error(path, f"the CDF's last probability is {pts[-1][1]}; it must end at 1")
+        return {"kind": "empirical", "points": pts}
+
     def elements(self, v: Any, topo: _Topology) -> list[dict[str, Any]]:
         """``[[elements]]``: elements on nodes (routers, base stations), each a table with
         ``node``, ``kind`` and the kind's keys; the Rust side checks what needs the whole
@@ -1018,11 +1204,11 @@ class _Parser:
 
     def record(self, v: Any, topo: _Topology) -> dict[str, Any]:
         c = self.c
-        t = c.table(v, "record", ["interval", "timeseries", "exact_percentiles", "pcap"])
+        t = c.table(v, "record", ["interval", "timeseries", "exact_percentiles", "pcap", "workload_flows"])
         out: dict[str, Any] = {}
         if "interval" in t:
             out["interval"] = c.time(allow_zero=False)(t["interval"], "record.interval")
-        for key in ("timeseries", "exact_percentiles"):
+        for key in ("timeseries", "exact_percentiles", "workload_flows"):
             if key in t:
                 out[key] = c.boolean(t[key], _join("record", key))
         if "pcap" in t:
@@ -1270,6 +1456,7 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
     elements = p.elements(top.get("elements", []), topo)
     seed = c.get(top, "seed", "", c.integer(), 0)
     pages = p.pages(top, topo, seed)
+    workloads = p.workloads(top, topo)
     partial = {
         "name": name,
         "seed": c.get(top, "seed", "", c.integer(), 0),
@@ -1283,6 +1470,8 @@ def _build(raw: dict[str, Any], ctx: _Ctx, default_name: str) -> dict[str, Any]:
     }
     if pages:
         partial["pages"] = pages
+    if workloads:
+        partial["workloads"] = workloads
     ext = _ext()
     # The Rust side holds every rule a scenario must satisfy (tcplab_sim::validate), the
     # same that `run` applies: validating and running accept exactly the same scenarios.

@@ -160,3 +160,11 @@ def format_rate(bps: float) -> str:
         if bps >= k:
             return f"{bps / k:.3g} {unit}"
     return f"{bps:.3g} bit/s"
+
+
+def format_size(nbytes: float) -> str:
+    """A size for people, in decimal units: ``"10kB"``, ``"1.5MB"``, ``"999B"``."""
+    for unit, k in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= k:
+            return f"{nbytes / k:.4g}{unit}"
+    return f"{nbytes:.4g}B"

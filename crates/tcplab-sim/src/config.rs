@@ -31,6 +31,10 @@ pub struct Scenario {
     /// Web page loads (docs/scenarios.md "Pages").
     #[serde(default)]
     pub pages: Vec<PageSpec>,
+    /// Open-loop workloads: flows that arrive, transfer a drawn size and leave
+    /// (docs/scenarios.md "Workloads"). Left out of the JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<WorkloadSpec>,
 }
 
 impl Scenario {
@@ -87,6 +91,73 @@ pub struct PageSpec {
     pub tcp: TcpConfig,
     #[serde(default)]
     pub server_tcp: Option<TcpConfig>,
+}
+
+/// An open-loop workload (issue 18; docs/scenarios.md "Workloads"): flows from `src` to
+/// `dst` that arrive on their own schedule, whatever the network does (a Poisson process or
+/// given times), each sending one size drawn from `sizes` and leaving once the receiving
+/// application has read its last byte, as flow-completion-time studies model web or
+/// data-centre traffic. Each flow's endpoints exist only while it is alive.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    pub name: String,
+    /// Node of every flow's data sender (it connects) and of its receiver.
+    pub src: String,
+    pub dst: String,
+    pub arrivals: Arrivals,
+    pub sizes: SizeDist,
+    /// No flow arrives before `start` or at or after `stop` (None: the end of the run).
+    #[serde(default)]
+    pub start: Instant,
+    #[serde(default)]
+    pub stop: Option<Instant>,
+    /// At most this many flows arrive (None: no limit but time).
+    #[serde(default)]
+    pub max_flows: Option<u64>,
+    /// Upper edges (bytes, increasing) of the size buckets the summary gives completion
+    /// times for; a last bucket holds the sizes above the last edge.
+    pub size_buckets: Vec<u64>,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
+    pub receiver_tcp: Option<TcpConfig>,
+}
+
+/// When a workload's flows arrive.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Arrivals {
+    /// A Poisson process of `per_second` arrivals per second from `start`: exponential
+    /// gaps drawn from the workload's own random stream.
+    Poisson { per_second: f64 },
+    /// At these instants (non-decreasing; the scenario's `arrivals` file).
+    Times { times: Vec<Instant> },
+}
+
+/// How many bytes each flow of a workload sends (at least 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeDist {
+    Fixed {
+        bytes: u64,
+    },
+    /// Exponential with the given mean.
+    Exponential {
+        mean_bytes: f64,
+    },
+    /// Pareto with shape `shape` (> 1) and the given mean: scale = mean (shape - 1) / shape.
+    Pareto {
+        mean_bytes: f64,
+        shape: f64,
+    },
+    /// An empirical CDF as (bytes, cumulative probability) points, both non-decreasing, the
+    /// last probability 1: a draw u in [0, 1) falls between two points and the size is
+    /// interpolated linearly between their sizes (ns-2's EmpiricalRandomVariable with
+    /// interpolation, as the pFabric and HOMA workload files are used).
+    Empirical {
+        points: Vec<(u64, f64)>,
+    },
 }
 
 /// An element on a node (see `crate::element`).
@@ -255,6 +326,15 @@ pub struct RecordSpec {
     pub exact_percentiles: bool,
     /// pcap files to write, one per named link.
     pub pcap: Vec<PcapSpec>,
+    /// Keep one row per workload flow (`workload_flows`; a few dozen bytes per ended
+    /// flow). Off, a workload's memory is only its live flows and its completion-time
+    /// histograms, whatever the number of flows over the run. Left out of the JSON when on.
+    #[serde(skip_serializing_if = "is_true")]
+    pub workload_flows: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Default for RecordSpec {
@@ -264,6 +344,7 @@ impl Default for RecordSpec {
             timeseries: true,
             exact_percentiles: false,
             pcap: Vec::new(),
+            workload_flows: true,
         }
     }
 }

@@ -32,6 +32,9 @@ pub enum Event {
     /// it stops writing at the pause's start and writes again at its end. One kind for both
     /// edges: the flow knows which one is due from its pause list.
     FlowPause(u32),
+    /// The next flow of an open-loop workload arrives (index into the world's workloads;
+    /// at most one pending per workload: each arrival schedules the next).
+    WorkloadArrival(u32),
 }
 
 impl Event {
@@ -50,6 +53,7 @@ impl Event {
             Event::FlowConnect(i) => (7, i),
             Event::ElementTimer(i) => (8, i),
             Event::FlowPause(i) => (9, i),
+            Event::WorkloadArrival(i) => (10, i),
         }
     }
 
@@ -64,19 +68,20 @@ impl Event {
             6 => Event::Sample,
             7 => Event::FlowConnect(i),
             8 => Event::ElementTimer(i),
+            9 => Event::FlowPause(i),
             // The last code takes the wildcard arm (a panic arm here costs six instructions
             // per event); keys only ever hold codes below KINDS, and the round-trip test
             // fails if a code added to `code` is missing here.
             _ => {
                 debug_assert_eq!(kind, KINDS - 1, "event kind {kind} has no decoding");
-                Event::FlowPause(i)
+                Event::WorkloadArrival(i)
             }
         }
     }
 }
 
 /// Number of event kinds (codes `0..KINDS`).
-const KINDS: u32 = 10;
+const KINDS: u32 = 11;
 
 /// Bits of an entry: time (64) | insertion seq (39) | event kind (4) | index (21). One
 /// `u128` compares in two instructions and keeps heap entries at 16 bytes; the seq makes
@@ -329,6 +334,7 @@ mod tests {
             Event::FlowConnect(1),
             Event::ElementTimer(1),
             Event::FlowPause(1),
+            Event::WorkloadArrival(1),
         ] {
             assert!(ev.code().0 < KINDS, "{ev:?}");
             assert_eq!(Event::from_code(ev.code().0, ev.code().1), ev);

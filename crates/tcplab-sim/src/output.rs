@@ -28,6 +28,77 @@ pub struct Summary {
     /// Web page loads (absent from runs without any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages: Vec<PageSummary>,
+    /// Open-loop workloads (absent from runs without any); their flows are not in `flows`
+    /// but one row each in the run's `workload_flows`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<WorkloadSummary>,
+}
+
+/// One open-loop workload (`[[workloads]]`): its flows' completion times, over all of them
+/// and per size bucket. A flow's completion time (FCT) runs from its arrival to the
+/// receiving application's read of its last byte.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadSummary {
+    pub name: String,
+    /// "src->dst" nodes of the data direction.
+    pub direction: String,
+    pub cc: String,
+    pub fc: String,
+    /// Flows that arrived within the run.
+    pub arrived: u64,
+    /// Flows whose last byte was read within the run.
+    pub completed: u64,
+    /// Flows alive at the end of the run (arrived, not completed).
+    pub active_at_end: u64,
+    /// Most flows alive at once.
+    pub max_active: u64,
+    /// Bytes of the flows that arrived, and the offered load they make over the time
+    /// arrivals were possible (from `start` to `stop` or the end of the run).
+    pub bytes_arrived: u64,
+    pub offered_mbps: f64,
+    /// Bytes the receiving applications read, all flows (those alive at the end included).
+    pub bytes_delivered: u64,
+    pub fct_ms: FctStats,
+    pub buckets: Vec<FctBucket>,
+}
+
+/// Completion times of the completed flows of one size range, in milliseconds (nearest
+/// rank, from the log histogram of every delay statistic: within 0.8%, or exact with
+/// `record.exact_percentiles`); `arrived` counts the range's flows, complete or not.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct FctStats {
+    pub arrived: u64,
+    pub completed: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// One size bucket: flows of `min_bytes..=max_bytes` (`max_bytes` None: no upper edge).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FctBucket {
+    pub min_bytes: u64,
+    pub max_bytes: Option<u64>,
+    pub fct_ms: FctStats,
+}
+
+/// Every flow of the run's workloads, one row each in column arrays (the Parquet table
+/// `workload_flows.parquet`), ordered by workload then arrival.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct WorkloadFlows {
+    /// Index into `Summary::workloads`.
+    pub workload: Vec<u32>,
+    /// The flow's place in its workload's arrivals, from 0.
+    pub id: Vec<u64>,
+    pub size_bytes: Vec<u64>,
+    pub start_ns: Vec<u64>,
+    /// Completion time; None for flows not complete at the end of the run.
+    pub fct_ns: Vec<Option<u64>>,
+    pub bytes_delivered: Vec<u64>,
+    pub retransmits: Vec<u64>,
+    pub timeouts: Vec<u64>,
 }
 
 /// One web page load (`[[pages]]`).
@@ -293,4 +364,13 @@ pub struct RunOutput {
     pub timeseries: TimeSeries,
     /// Per flow (name): the one-way delay CDF of data packets as (delay_ms, fraction) points.
     pub owd_cdf_ms: Vec<(String, Vec<(f64, f64)>)>,
+    /// The workloads' flows (empty without workloads, and then left out of the JSON).
+    #[serde(default, skip_serializing_if = "WorkloadFlows::is_empty")]
+    pub workload_flows: WorkloadFlows,
+}
+
+impl WorkloadFlows {
+    pub fn is_empty(&self) -> bool {
+        self.id.is_empty()
+    }
 }

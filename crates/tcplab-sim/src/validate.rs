@@ -29,9 +29,9 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
     if scn.record.interval == Duration::ZERO {
         return Err(cfg("record.interval: must be greater than zero".into()));
     }
-    if scn.flows.is_empty() && scn.pages.is_empty() {
+    if scn.flows.is_empty() && scn.pages.is_empty() && scn.workloads.is_empty() {
         return Err(cfg(
-            "flows: a scenario needs at least one flow (or page)".into()
+            "flows: a scenario needs at least one flow (or page, or workload)".into(),
         ));
     }
     if scn.connection_count() > MAX_FLOWS {
@@ -271,6 +271,15 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
             )));
         }
     }
+    for (wi, w) in scn.workloads.iter().enumerate() {
+        if !names.insert(w.name.as_str()) {
+            return Err(cfg(format!(
+                "workloads[{wi}] ('{}').name: name used twice (flows, pages and workloads share names)",
+                w.name
+            )));
+        }
+        check_workload(scn, &graph, wi, w).map_err(cfg)?;
+    }
     if !scn.elements.is_empty() {
         let mut routes = |f: usize| {
             let (src, dst) = scn.connection_ends(f);
@@ -282,6 +291,157 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
         crate::element::build_all(scn, &graph, &mut routes)?;
     }
     Ok(graph)
+}
+
+/// The rules of one open-loop workload (`WorkloadSpec`).
+fn check_workload(
+    scn: &Scenario,
+    graph: &Graph,
+    wi: usize,
+    w: &crate::config::WorkloadSpec,
+) -> Result<(), String> {
+    use crate::config::{Arrivals, SizeDist};
+    let at = |k: &str| format!("workloads[{wi}] ('{}').{k}", w.name);
+    let mut ends = [0usize; 2];
+    for (i, (key, name)) in [("src", &w.src), ("dst", &w.dst)].into_iter().enumerate() {
+        ends[i] = graph.node(name).ok_or_else(|| {
+            format!(
+                "{}: unknown node '{name}' (nodes: {})",
+                at(key),
+                graph.nodes.join(", ")
+            )
+        })?;
+    }
+    if ends[0] == ends[1] {
+        return Err(format!("{}: the same node as src", at("dst")));
+    }
+    let fwd = graph
+        .route(ends[0], ends[1])
+        .ok_or_else(|| format!("{}: no route from '{}' to '{}'", at("dst"), w.src, w.dst))?;
+    let rev = graph.route(ends[1], ends[0]).ok_or_else(|| {
+        format!(
+            "{}: no route back from '{}' to '{}'",
+            at("src"),
+            w.dst,
+            w.src
+        )
+    })?;
+    // Elements keep per-connection state sized when the world is built (BSF's flow table,
+    // DARCA's connection slots); connections created during the run have no place there.
+    for &l in fwd.iter().chain(&rev) {
+        let node = &graph.nodes[graph.links[l as usize].to];
+        if scn.elements.iter().any(|e| &e.node == node) {
+            return Err(format!(
+                "{}: the workload's route passes node '{node}', which has an element; elements \
+                 see only the scenario's [[flows]] and [[pages]] (workloads through elements are \
+                 not supported yet)",
+                at("dst")
+            ));
+        }
+    }
+    match &w.arrivals {
+        Arrivals::Poisson { per_second } => {
+            if !(per_second.is_finite() && *per_second > 0.0) {
+                return Err(format!(
+                    "{}: the arrival rate must be a positive number of flows per second",
+                    at("arrivals.rate")
+                ));
+            }
+        }
+        Arrivals::Times { times } => {
+            if times.is_empty() {
+                return Err(format!("{}: no arrival times", at("arrivals")));
+            }
+            if let Some(i) = times.windows(2).position(|t| t[1] < t[0]) {
+                return Err(format!(
+                    "{}: arrival times must not decrease (time {} is {} s, before {} s)",
+                    at("arrivals"),
+                    i + 2,
+                    times[i + 1].as_secs_f64(),
+                    times[i].as_secs_f64()
+                ));
+            }
+        }
+    }
+    let positive = |v: f64, key: &str, what: &str| {
+        if v.is_finite() && v >= 1.0 {
+            Ok(())
+        } else {
+            Err(format!("{}: {what} must be at least 1 byte", at(key)))
+        }
+    };
+    match &w.sizes {
+        SizeDist::Fixed { bytes } => positive(*bytes as f64, "sizes.bytes", "the size")?,
+        SizeDist::Exponential { mean_bytes } => positive(*mean_bytes, "sizes.mean", "the mean")?,
+        SizeDist::Pareto { mean_bytes, shape } => {
+            positive(*mean_bytes, "sizes.mean", "the mean")?;
+            if !(shape.is_finite() && *shape > 1.0) {
+                return Err(format!(
+                    "{}: must be greater than 1 (a Pareto law of shape <= 1 has no mean)",
+                    at("sizes.shape")
+                ));
+            }
+        }
+        SizeDist::Empirical { points } => {
+            if points.is_empty() {
+                return Err(format!("{}: an empty CDF", at("sizes.cdf")));
+            }
+            for (i, &(b, p)) in points.iter().enumerate() {
+                if b == 0 || !(0.0..=1.0).contains(&p) {
+                    return Err(format!(
+                        "{}: point {} ({b} bytes, {p}): sizes must be at least 1 byte and                          probabilities within [0, 1]",
+                        at("sizes.cdf"),
+                        i + 1
+                    ));
+                }
+                if i > 0 && (b < points[i - 1].0 || p < points[i - 1].1) {
+                    return Err(format!(
+                        "{}: point {} ({b} bytes, {p}) is below the one before it; sizes and                          probabilities must not decrease",
+                        at("sizes.cdf"),
+                        i + 1
+                    ));
+                }
+            }
+            let last = points[points.len() - 1].1;
+            if last != 1.0 {
+                return Err(format!(
+                    "{}: the last probability is {last}; a CDF ends at 1",
+                    at("sizes.cdf")
+                ));
+            }
+        }
+    }
+    if let Some(stop) = w.stop {
+        if stop <= w.start {
+            return Err(format!(
+                "{}: must be after start ({} s)",
+                at("stop"),
+                w.start.as_secs_f64()
+            ));
+        }
+    }
+    if w.max_flows == Some(0) {
+        return Err(format!("{}: must be at least 1", at("max_flows")));
+    }
+    if w.size_buckets.contains(&0) || w.size_buckets.windows(2).any(|b| b[1] <= b[0]) {
+        return Err(format!(
+            "{}: edges must be at least 1 byte and strictly increasing",
+            at("size_buckets")
+        ));
+    }
+    check_tcp(&at("tcp"), &w.tcp)?;
+    let rcv = w.receiver_tcp.as_ref().unwrap_or(&w.tcp);
+    if let Some(t) = &w.receiver_tcp {
+        check_tcp(&at("receiver_tcp"), t)?;
+    }
+    if rcv.fc == tcplab_core::fc::FcKind::Rsfc && !rcv.timestamps {
+        return Err(format!(
+            "{}.timestamps: fc = \"rsfc\" reads delays off TCP timestamps (RSFC paper III-D); \
+             the receiver needs timestamps = true",
+            at("tcp")
+        ));
+    }
+    Ok(())
 }
 
 /// The per-endpoint TCP rules; `at` names the table (`flows[0] ('f').tcp`).

@@ -27,6 +27,7 @@ use tcplab_core::tcp::Endpoint;
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
 
 mod pages;
+mod workload;
 
 /// Reported to the progress callback every few thousand events.
 #[derive(Copy, Clone, Debug)]
@@ -191,6 +192,14 @@ struct FlowState {
     /// A connection of a web page load (`pages`): responses in the data direction,
     /// requests the other way.
     page: Option<Box<pages::PageConn>>,
+    /// A flow of an open-loop workload (`workloads`).
+    workload: Option<workload::WorkloadConn>,
+    /// Packets of this connection (either direction) inside the network: created by an
+    /// endpoint or an element and not yet delivered, dropped or absorbed. A workload flow's
+    /// slot is reused only once this is 0, so no packet outlives its connection.
+    inflight: u32,
+    /// A workload flow that has ended: its slot is free (or taken by a later arrival).
+    released: bool,
 }
 
 impl FlowState {
@@ -239,6 +248,9 @@ impl FlowState {
             interval_owd_count: 0,
             isn,
             page: None,
+            workload: None,
+            inflight: 0,
+            released: false,
         }
     }
 }
@@ -331,6 +343,14 @@ struct World {
     eps: Vec<EpSlot>,
     /// Web page loads; their connections are flows.
     pages: Vec<pages::PageState>,
+    /// Open-loop workloads; their flows take connection slots after the first
+    /// `static_flows` (the scenario's flows and page connections) and give them back.
+    workloads: Vec<workload::WorkloadState>,
+    static_flows: usize,
+    /// Slots of ended workload flows, for the next arrivals (last freed, first reused).
+    free_slots: Vec<u32>,
+    /// Workload flows created so far, all workloads: each one's serial number.
+    workload_serial: u64,
     /// Elements grouped by node in listing order; `node_elements[n]` is node n's range.
     elements: Vec<ElementSlot>,
     node_elements: Vec<(u32, u32)>,
@@ -556,6 +576,8 @@ impl World {
             &mut eps,
         )?;
 
+        let workloads = workload::build(scn, &graph, Instant(scn.duration.as_nanos()))?;
+
         let elements = crate::element::build_all(scn, &graph, &mut |f| flows[f].route_fwd.clone())?
             .into_iter()
             .map(|(node, elem)| ElementSlot {
@@ -576,6 +598,23 @@ impl World {
             }
             let ticks: u128 =
                 scn.connection_count() as u128 * (end.as_nanos() as u128 / 100_000 + 10_000);
+            // Workload flows are short-lived: timers and handshakes, per expected arrival.
+            let arrivals: u128 = scn
+                .workloads
+                .iter()
+                .map(|w| {
+                    let window = w.stop.map_or(end, |s| s.min(end)).as_nanos();
+                    let span = window.saturating_sub(w.start.as_nanos()) as f64 * 1e-9;
+                    let n = match &w.arrivals {
+                        crate::config::Arrivals::Poisson { per_second } => {
+                            (per_second * span * 2.0 + 100.0).min(1e18) as u128
+                        }
+                        crate::config::Arrivals::Times { times } => times.len() as u128,
+                    };
+                    n.min(w.max_flows.unwrap_or(u64::MAX) as u128)
+                })
+                .sum();
+            let ticks = ticks + arrivals * 10_000;
             (1_000_000 + 4 * pkts + 4 * ticks).min(u64::MAX as u128) as u64
         };
         let mut ts = TimeSeries::default();
@@ -603,6 +642,10 @@ impl World {
             flows,
             eps,
             pages,
+            static_flows: 0,
+            workloads,
+            free_slots: Vec::new(),
+            workload_serial: 0,
             elements,
             node_elements: vec![(0, 0); graph.nodes.len()],
             acts: Actions::default(),
@@ -644,6 +687,8 @@ impl World {
                 }
             }
         }
+        w.static_flows = w.flows.len();
+        w.schedule_first_arrivals();
         if w.record.timeseries {
             w.q.schedule(Instant::ZERO + w.record.interval, Event::Sample);
         }
@@ -728,6 +773,7 @@ impl World {
                 }
                 Event::AppRead(f) => self.on_app_read_tick(now, f as usize),
                 Event::FlowPause(f) => self.on_flow_pause(now, f as usize),
+                Event::WorkloadArrival(w) => self.on_workload_arrival(now, w as usize),
                 Event::ElementTimer(i) => self.on_element_timer(now, i as usize),
                 Event::Sample => {
                     self.sample(now);
@@ -758,14 +804,14 @@ impl World {
     /// application closed and everything it wrote was read (a flow stopped early finishes
     /// without completing). Never true for a scenario of unlimited flows only, which runs
     /// for its duration.
+    /// A workload counts as finite once it has no arrival to come: the run is done when
+    /// its last flow has ended.
     fn all_finite_flows_done(&self) -> bool {
         let finite = |f: &&FlowState| f.bytes.is_some() || f.stop.is_some() || f.page.is_some();
-        self.flows.iter().any(|f| finite(&f))
-            && self
-                .flows
-                .iter()
-                .filter(finite)
-                .all(|f| f.finished_at.is_some())
+        let own = &self.flows[..self.static_flows];
+        (own.iter().any(|f| finite(&f)) || !self.workloads.is_empty())
+            && own.iter().filter(finite).all(|f| f.finished_at.is_some())
+            && self.workloads_done()
     }
 
     /// The handshake ahead of the application (`FlowSpec::connect`).
@@ -1021,10 +1067,12 @@ impl World {
                 seg,
             };
             self.next_packet_id += 1;
+            let fl = &mut self.flows[f];
+            fl.inflight += 1;
             let first = if from_sender {
-                self.flows[f].route_fwd[0]
+                fl.route_fwd[0]
             } else {
-                self.flows[f].route_rev[0]
+                fl.route_rev[0]
             };
             self.link_enqueue(now, first as usize, pkt);
         }
@@ -1034,6 +1082,20 @@ impl World {
                 slot.wake = t.max(now);
                 self.q.schedule(slot.wake, Event::EndpointTimer(e as u32));
             }
+        }
+        if self.flows[f].workload.is_some() {
+            self.maybe_release(now, f);
+        }
+    }
+
+    /// A packet of flow `f` left the network without reaching its endpoint (dropped by a
+    /// queue, a link's loss model or an element, or absorbed by an element).
+    #[inline]
+    fn packet_gone(&mut self, now: Instant, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        fl.inflight -= 1;
+        if fl.inflight == 0 && fl.workload.is_some() {
+            self.maybe_release(now, f as usize);
         }
     }
 
@@ -1051,13 +1113,16 @@ impl World {
             self.transmit(now, l, pkt);
             return;
         }
-        if let Verdict::Dropped(_) = link.queue.enqueue(now, pkt) {
+        if let Verdict::Dropped(d) = link.queue.enqueue(now, pkt) {
             link.dropped_queue += 1;
+            self.packet_gone(now, d.flow);
             // Drop-head under a byte limit may push out several old packets for one arrival.
-            while link.queue.take_dropped().is_some() {
-                link.dropped_queue += 1;
+            while let Some(d) = self.links[l].queue.take_dropped() {
+                self.links[l].dropped_queue += 1;
+                self.packet_gone(now, d.flow);
             }
         }
+        let link = &mut self.links[l];
         let qp = link.queue.len_packets() as u64;
         let qb = link.queue.len_bytes();
         link.max_queue_pkts = link.max_queue_pkts.max(qp);
@@ -1100,6 +1165,7 @@ impl World {
         let link = &mut self.links[l];
         if link.loss.lose(&mut link.rng) {
             link.dropped_loss += 1;
+            self.packet_gone(now, p.flow);
         } else {
             while let Some(&(t, d)) = link.delay_changes.front() {
                 if t > dep {
@@ -1238,6 +1304,9 @@ impl World {
                 self.apply_actions(now, i);
             }
             if fate != Fate::Forward {
+                if matches!(fate, Fate::Drop | Fate::Absorb) {
+                    self.packet_gone(now, p.flow);
+                }
                 return false;
             }
         }
@@ -1287,6 +1356,7 @@ impl World {
                     continue;
                 }
             };
+            self.flows[f].inflight += 1;
             let pkt = Packet {
                 id: self.next_packet_id,
                 flow: forged.flow,
@@ -1320,6 +1390,7 @@ impl World {
         self.packets_consumed += 1;
         let f = p.flow as usize;
         let e = 2 * f + p.from_sender as usize;
+        self.flows[f].inflight -= 1;
         if p.from_sender && p.seg.payload_len > 0 {
             let fl = &mut self.flows[f];
             let owd = (now - p.sent_at).as_nanos();
@@ -1336,7 +1407,9 @@ impl World {
         let dt = now.saturating_since(self.sample_prev).as_secs_f64();
         self.sample_prev = now;
         let t = now.as_nanos();
-        for f in 0..self.flows.len() {
+        // The scenario's own connections only: workload flows come and go (their table is
+        // `workload_flows`), and the series' entities are fixed at build.
+        for f in 0..self.static_flows {
             let fl = &mut self.flows[f];
             let snd = &self.eps[2 * f].ep;
             let rcv = &self.eps[2 * f + 1].ep;
@@ -1378,7 +1451,7 @@ impl World {
                 self.ts.value.push(v);
             }
         }
-        let nf = self.flows.len();
+        let nf = self.static_flows;
         for (li, l) in self.links.iter_mut().enumerate() {
             let drops = l.dropped_queue + l.dropped_loss;
             let vals = [
@@ -1456,67 +1529,90 @@ impl World {
                 self.next_packet_id, self.packets_consumed, dropped, absorbed, in_network, held
             ));
         }
-        for (f, fl) in self.flows.iter().enumerate() {
-            for side in 0..2 {
-                let st = self.eps[2 * f + side].ep.stats();
-                if st.payload_tag_mismatches > 0 {
-                    msgs.push(format!(
-                        "flow '{}': {} segments arrived with a payload that does not match their sequence numbers",
-                        fl.name, st.payload_tag_mismatches
-                    ));
-                }
-            }
-            // The byte stream against what the application wrote (`written`), and the
-            // configured `bytes` only as what completion means.
-            if let Some(b) = fl.bytes {
-                if fl.written > b {
-                    msgs.push(format!(
-                        "flow '{}': the application wrote {} bytes but only {} were configured",
-                        fl.name, fl.written, b
-                    ));
-                }
-            }
-            if fl.finished_at.is_some() && fl.read != fl.written {
-                msgs.push(format!(
-                    "flow '{}': finished with {} bytes read of {} written",
-                    fl.name, fl.read, fl.written
-                ));
-            }
-            if fl.completed_at.is_some() {
-                match fl.bytes {
-                    Some(b) if fl.written == b && fl.read == b => {}
-                    Some(b) => msgs.push(format!(
-                        "flow '{}': completed with {} bytes read and {} written of {} configured",
-                        fl.name, fl.read, fl.written, b
-                    )),
-                    None => msgs.push(format!(
-                        "flow '{}': an unlimited flow completed ({} bytes read, {} written)",
-                        fl.name, fl.read, fl.written
-                    )),
-                }
-            }
-            // Goodput can never exceed what the slowest link of the path could carry while
-            // the flow was active: every byte read crossed every link after the flow started.
-            let until = fl.finished_at.unwrap_or(end);
-            if until > fl.start {
-                for &l in &fl.route_fwd {
-                    // By `until` itself: a trace link may have carried the last byte read
-                    // in an opportunity at that very instant.
-                    let cap = self.links[l as usize]
-                        .rate
-                        .capacity_bytes_through(fl.start, until);
-                    if fl.read > cap {
-                        msgs.push(format!(
-                            "flow '{}': read {} bytes but link '{}' could carry only {} bytes while it was active",
-                            fl.name, fl.read, self.links[l as usize].name, cap
-                        ));
-                    }
-                }
+        // Per connection: every packet created for it is delivered, gone or still inside.
+        let alive = |f: &&FlowState| !f.released;
+        let inflight: u64 = self
+            .flows
+            .iter()
+            .filter(alive)
+            .map(|f| f.inflight as u64)
+            .sum();
+        if inflight != in_network + held {
+            msgs.push(format!(
+                "network: connections count {inflight} packets in flight but {in_network} are inside links and {held} held by elements"
+            ));
+        }
+        for f in 0..self.flows.len() {
+            if !self.flows[f].released {
+                self.flow_checks(f, end, &mut msgs);
             }
         }
         self.page_checks(&mut msgs);
         for m in msgs {
             self.violation(m);
+        }
+    }
+
+    /// One connection's checks: its byte stream against what its application wrote, and
+    /// its goodput against what its path could carry while it was active (`until` is the
+    /// end of the run, or the moment a workload flow ended).
+    fn flow_checks(&self, f: usize, end: Instant, msgs: &mut Vec<String>) {
+        let fl = &self.flows[f];
+        for side in 0..2 {
+            let st = self.eps[2 * f + side].ep.stats();
+            if st.payload_tag_mismatches > 0 {
+                msgs.push(format!(
+                    "flow '{}': {} segments arrived with a payload that does not match their sequence numbers",
+                    fl.name, st.payload_tag_mismatches
+                ));
+            }
+        }
+        // The byte stream against what the application wrote (`written`), and the
+        // configured `bytes` only as what completion means.
+        if let Some(b) = fl.bytes {
+            if fl.written > b {
+                msgs.push(format!(
+                    "flow '{}': the application wrote {} bytes but only {} were configured",
+                    fl.name, fl.written, b
+                ));
+            }
+        }
+        if fl.finished_at.is_some() && fl.read != fl.written {
+            msgs.push(format!(
+                "flow '{}': finished with {} bytes read of {} written",
+                fl.name, fl.read, fl.written
+            ));
+        }
+        if fl.completed_at.is_some() {
+            match fl.bytes {
+                Some(b) if fl.written == b && fl.read == b => {}
+                Some(b) => msgs.push(format!(
+                    "flow '{}': completed with {} bytes read and {} written of {} configured",
+                    fl.name, fl.read, fl.written, b
+                )),
+                None => msgs.push(format!(
+                    "flow '{}': an unlimited flow completed ({} bytes read, {} written)",
+                    fl.name, fl.read, fl.written
+                )),
+            }
+        }
+        // Goodput can never exceed what the slowest link of the path could carry while
+        // the flow was active: every byte read crossed every link after the flow started.
+        let until = fl.finished_at.unwrap_or(end);
+        if until > fl.start {
+            for &l in &fl.route_fwd {
+                // By `until` itself: a trace link may have carried the last byte read
+                // in an opportunity at that very instant.
+                let cap = self.links[l as usize]
+                    .rate
+                    .capacity_bytes_through(fl.start, until);
+                if fl.read > cap {
+                    msgs.push(format!(
+                        "flow '{}': read {} bytes but link '{}' could carry only {} bytes while it was active",
+                        fl.name, fl.read, self.links[l as usize].name, cap
+                    ));
+                }
+            }
         }
     }
 
@@ -1531,9 +1627,11 @@ impl World {
             }
         }
         let end = self.finished_at;
-        let mut flows = Vec::with_capacity(self.flows.len());
-        let mut cdfs = Vec::with_capacity(self.flows.len());
-        for (f, fl) in self.flows.iter_mut().enumerate() {
+        let (workloads, workload_flows) = self.workload_reports();
+        let mut flows = Vec::with_capacity(self.static_flows);
+        let mut cdfs = Vec::with_capacity(self.static_flows);
+        // The scenario's own connections; workload flows are in `workload_flows`.
+        for (f, fl) in self.flows.iter_mut().enumerate().take(self.static_flows) {
             let snd = self.eps[2 * f].ep.stats();
             let rcv = self.eps[2 * f + 1].ep.stats();
             if fl.fc == "afc" && !self.eps[2 * f + 1].ep.afc_negotiated() {
@@ -1654,11 +1752,13 @@ impl World {
                     load_time_s: p.load_time_s,
                 })
                 .collect(),
+            workloads,
         };
         RunOutput {
             summary,
             timeseries: self.ts,
             owd_cdf_ms: cdfs,
+            workload_flows,
         }
     }
 }

@@ -207,6 +207,7 @@ fn dumbbell_flows_share_fairly() {
         stop_when_done: false,
         elements: vec![],
         pages: vec![],
+        workloads: vec![],
     };
     let out = run_ok(&s);
     let total: f64 = out.summary.flows.iter().map(|f| f.goodput_mbps).sum();

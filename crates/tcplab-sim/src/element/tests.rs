@@ -58,6 +58,7 @@ fn dumbbell() -> Scenario {
         stop_when_done: false,
         elements: vec![],
         pages: vec![],
+        workloads: vec![],
     }
 }
 
@@ -469,6 +470,7 @@ fn base_station(n: u32, bsf: Option<BsfSpec>, secs: u64) -> Scenario {
             .into_iter()
             .collect(),
         pages: vec![],
+        workloads: vec![],
     }
 }
 

@@ -54,6 +54,7 @@ pub fn p2p(name: &str, down: LinkSpec, up: LinkSpec, secs: u64) -> Scenario {
         stop_when_done: false,
         elements: vec![],
         pages: vec![],
+        workloads: vec![],
     }
 }
 
