@@ -363,3 +363,42 @@ def test_ecn_key_defaults_to_false_and_reaches_the_run_summary():
     assert e["negotiated"] is True and e["ect_sent"] > 0 and e["reductions"] == 0
     one_sided = tcplab.run(sc.with_overrides({**short, "flows.0.receiver_tcp.ecn": False}))
     assert one_sided.summary["flows"][0]["ecn"]["negotiated"] is False
+
+
+def _diamond(first_via: str, extra_hop: bool = False) -> dict:
+    """a -> {b, c} -> d and back; the links out of a (and out of d) listed with `first_via`'s first."""
+    other = "c" if first_via == "b" else "b"
+    link = lambda f, t: {"from": f, "to": t, "rate": "10Mbit/s", "delay": "5ms"}  # noqa: E731
+    links = [link("a", first_via), link("a", other), link(first_via, "d"), link(other, "d"),
+             link("d", first_via), link("d", other), link(first_via, "a"), link(other, "a")]
+    nodes = ["a", "b", "c", "d"]
+    if extra_hop:
+        # The first-listed way is one hop longer: b -> x -> d instead of b -> d.
+        nodes.append("x")
+        links = [link("a", "b"), link("a", "c"), link("b", "x"), link("x", "d"), link("c", "d"),
+                 link("d", "c"), link("c", "a")]
+    return {
+        "duration": "1s",
+        "topology": {"kind": "custom", "nodes": nodes, "links": links},
+        "flows": [{"name": "f", "src": "a", "dst": "d", "bytes": "100kB"}],
+    }
+
+
+@pytest.mark.parametrize("first_via", ["b", "c"])
+def test_custom_routes_are_shortest_with_ties_to_the_first_listed_link(first_via):
+    # docs/scenarios.md "custom": shortest in hops; of equally short routes, the one whose
+    # links come first in listing order, hop by hop from the source.
+    res = tcplab.run(_diamond(first_via))
+    tx = {l["name"]: l["tx_packets"] for l in res.summary["links"]}
+    other = "c" if first_via == "b" else "b"
+    assert tx[f"a->{first_via}"] > 0 and tx[f"{first_via}->d"] > 0
+    assert tx[f"a->{other}"] == 0 and tx[f"{other}->d"] == 0
+    # The ACKs come back the same way: d's first-listed link.
+    assert tx[f"d->{first_via}"] > 0 and tx[f"d->{other}"] == 0
+
+
+def test_custom_routes_prefer_fewer_hops_over_listing_order():
+    res = tcplab.run(_diamond("b", extra_hop=True))
+    tx = {l["name"]: l["tx_packets"] for l in res.summary["links"]}
+    assert tx["a->c"] > 0 and tx["c->d"] > 0
+    assert tx["a->b"] == 0 and tx["x->d"] == 0

@@ -184,6 +184,8 @@ impl Graph {
     }
 
     /// Shortest route in hops from `src` to `dst` as link indices, or None if unreachable.
+    /// Ties go to the route whose links come first in listing order, hop by hop from `src`
+    /// (breadth-first, each node's links in listing order; docs/scenarios.md "custom").
     pub fn route(&self, src: usize, dst: usize) -> Option<Vec<u32>> {
         let (mut s, mut d) = (src, dst);
         let mut head = Vec::new();
