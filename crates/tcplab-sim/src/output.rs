@@ -58,6 +58,8 @@ pub struct WorkloadSummary {
     pub offered_mbps: f64,
     /// Bytes the receiving applications read, all flows (those alive at the end included).
     pub bytes_delivered: u64,
+    /// Data packets that reached the receivers (retransmissions included), all flows.
+    pub data_packets_delivered: u64,
     pub fct_ms: FctStats,
     pub buckets: Vec<FctBucket>,
 }

@@ -82,6 +82,8 @@ fn every_short_flow_completes_with_an_intact_byte_stream() {
             assert!(fct >= 80_000_000, "flow {i}: {fct} ns");
         }
     }
+    // 20 kB is 14 segments of 1448 bytes: at least that many arrived per completed flow.
+    assert!(w.data_packets_delivered >= 14 * w.completed, "{w:?}");
     let retx: u64 = t.retransmits.iter().sum();
     assert!(retx > 20, "the links lose packets: {retx} retransmissions");
     // All the flows fell in the middle bucket (10 kB < 20 kB <= 100 kB).

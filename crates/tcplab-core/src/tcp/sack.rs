@@ -83,6 +83,16 @@ pub struct Scoreboard {
     /// How many segments are lost and not yet retransmitted, so that the common case of
     /// NextSeg() rule 1 (nothing to retransmit) costs no search on every transmission.
     awaiting_rtx: u64,
+    /// Every un-SACKed segment starting below this offset is lost (IsLost() held for it,
+    /// or an RTO or fast retransmit declared it). Losses are a prefix of the un-SACKed
+    /// segments, so `mark_losses` and `next_rule3` need not look below it: in a long
+    /// recovery they would otherwise walk the whole SACKed run on every ACK.
+    loss_floor: u64,
+    /// The latest SACK blocks applied, `[start, end)`: every segment wholly inside one is
+    /// SACKed (marks are never cleared), so a block that repeats or grows one skips them
+    /// (a receiver repeats its blocks on every ACK, each a segment longer).
+    applied: [(u64, u64); 4],
+    applied_next: usize,
 }
 
 impl Scoreboard {
@@ -207,7 +217,20 @@ impl Scoreboard {
         let mut i = self.segs.partition_point(|s| s.start < start);
         let mut newly = Sacked::default();
         while i < self.segs.len() && self.segs[i].end() <= end {
-            if !self.segs[i].sacked && self.segs[i].len > 0 && !self.segs[i].fin {
+            let s = self.segs[i];
+            if s.sacked {
+                // Inside a block applied before: jump past every segment it wholly covers
+                // (all SACKed already), instead of visiting them one by one.
+                if let Some(&(_, de)) = self
+                    .applied
+                    .iter()
+                    .find(|&&(ds, de)| ds <= s.start && s.end() <= de)
+                {
+                    i = self.segs.partition_point(|x| x.end() <= de).max(i + 1);
+                    continue;
+                }
+            }
+            if !s.sacked && s.len > 0 && !s.fin {
                 newly.bytes += self.segs[i].len as u64;
                 newly.latest_sent = newly.latest_sent.max(Some(self.segs[i].sent_at));
                 if !self.segs[i].retransmitted && newly.first_original.is_none() {
@@ -218,26 +241,47 @@ impl Scoreboard {
             }
             i += 1;
         }
+        // Remember the block as far as the scoreboard reaches (a block beyond what was sent
+        // must not vouch for segments sent later).
+        let top = self.segs.back().map_or(start, |b| b.end());
+        let block = (start, end.min(top));
+        if block.0 < block.1 && !self.applied.contains(&block) {
+            self.applied[self.applied_next] = block;
+            self.applied_next = (self.applied_next + 1) % self.applied.len();
+        }
         newly
     }
 
     /// RFC 6675 IsLost(): a segment is lost once DupThresh SACKed segments, or more than
     /// (DupThresh - 1) * SMSS SACKed bytes, lie above it. Losses form a prefix of the
     /// un-SACKed segments, so the backward scan stops at the first one already marked.
+    ///
+    /// The scan starts at the highest SACKed segment (nothing above it has a SACK above
+    /// it) and, once the threshold is reached, runs down only to `loss_floor`: below it
+    /// every un-SACKed segment is lost already. Exactly the full backward scan's marks.
     pub fn mark_losses(&mut self, dupthresh: u32, mss: u32) -> bool {
         if self.sacked_bytes == 0 {
             return false;
         }
         let (mut cnt, mut bytes, mut any) = (0u32, 0u64, false);
         let byte_thresh = (dupthresh.saturating_sub(1) as u64) * mss as u64;
-        for i in (0..self.segs.len()).rev() {
+        let top = self.segs.partition_point(|s| s.start < self.high_sacked);
+        let floor = self.segs.partition_point(|s| s.start < self.loss_floor);
+        let mut threshold_at = None;
+        for i in (0..top).rev() {
             let s = self.segs[i];
             if s.sacked {
                 cnt += 1;
                 bytes += s.len as u64;
+                if threshold_at.is_none() && (cnt >= dupthresh || bytes > byte_thresh) {
+                    threshold_at = Some(i);
+                }
+                if threshold_at.is_some() && i <= floor {
+                    break;
+                }
                 continue;
             }
-            if cnt >= dupthresh || bytes > byte_thresh {
+            if threshold_at.is_some() {
                 if s.lost {
                     break;
                 }
@@ -245,6 +289,13 @@ impl Scoreboard {
                 self.rtx_cursor = self.rtx_cursor.min(s.start);
                 any = true;
             }
+            if threshold_at.is_some() && i <= floor {
+                break;
+            }
+        }
+        if let Some(t) = threshold_at {
+            // Every un-SACKed segment below the threshold is lost now.
+            self.loss_floor = self.loss_floor.max(self.segs[t].start);
         }
         any
     }
@@ -273,6 +324,7 @@ impl Scoreboard {
         }
         self.pipe = 0;
         self.rtx_cursor = self.segs.front().map_or(0, |s| s.start);
+        self.loss_floor = self.segs.back().map_or(self.loss_floor, |s| s.end());
     }
 
     /// Undoes [`Scoreboard::on_rto`] after F-RTO found the timeout spurious (RFC 5682 3b,
@@ -286,6 +338,7 @@ impl Scoreboard {
         self.awaiting_rtx = 0;
         self.pipe = self.recompute_pipe();
         self.rtx_cursor = self.segs.front().map_or(0, |s| s.start);
+        self.loss_floor = 0;
     }
 
     /// NextSeg() rule 1: the first lost segment not yet retransmitted.
@@ -312,7 +365,9 @@ impl Scoreboard {
     /// NextSeg() rule 3: an un-SACKed, not-lost, not-retransmitted segment below the
     /// highest SACKed octet.
     pub fn next_rule3(&self) -> Option<usize> {
-        let mut i = self.segs.partition_point(|s| s.start < self.rtx_cursor);
+        // Below the loss floor every un-SACKed segment is lost: no candidate there.
+        let from = self.rtx_cursor.max(self.loss_floor);
+        let mut i = self.segs.partition_point(|s| s.start < from);
         while i < self.segs.len() && self.segs[i].end() <= self.high_sacked {
             let s = &self.segs[i];
             if !s.sacked && !s.lost && !s.rtx_in_pipe {
@@ -466,5 +521,188 @@ mod tests {
         assert_eq!((a.bytes, a.previously_sacked), (4000, 2000));
         assert_eq!(a.latest_sent, Some(Instant::from_millis(50)));
         assert_eq!(a.rtt_from, None);
+    }
+
+    /// The scans before issue 18 (every SACKed segment visited on every ACK), kept as the
+    /// reference the skipping versions must agree with.
+    fn reference_sack_block(sb: &mut Scoreboard, start: u64, end: u64) -> Sacked {
+        let mut i = sb.segs.partition_point(|s| s.start < start);
+        let mut newly = Sacked::default();
+        while i < sb.segs.len() && sb.segs[i].end() <= end {
+            if !sb.segs[i].sacked && sb.segs[i].len > 0 && !sb.segs[i].fin {
+                newly.bytes += sb.segs[i].len as u64;
+                newly.latest_sent = newly.latest_sent.max(Some(sb.segs[i].sent_at));
+                if !sb.segs[i].retransmitted && newly.first_original.is_none() {
+                    newly.first_original = Some(sb.segs[i].start);
+                }
+                sb.update(i, |s| s.sacked = true);
+                sb.high_sacked = sb.high_sacked.max(sb.segs[i].end());
+            }
+            i += 1;
+        }
+        newly
+    }
+
+    fn reference_mark_losses(sb: &mut Scoreboard, dupthresh: u32, mss: u32) -> bool {
+        if sb.sacked_bytes == 0 {
+            return false;
+        }
+        let (mut cnt, mut bytes, mut any) = (0u32, 0u64, false);
+        let byte_thresh = (dupthresh.saturating_sub(1) as u64) * mss as u64;
+        for i in (0..sb.segs.len()).rev() {
+            let s = sb.segs[i];
+            if s.sacked {
+                cnt += 1;
+                bytes += s.len as u64;
+                continue;
+            }
+            if cnt >= dupthresh || bytes > byte_thresh {
+                if s.lost {
+                    break;
+                }
+                sb.update(i, |s| s.lost = true);
+                sb.rtx_cursor = sb.rtx_cursor.min(s.start);
+                any = true;
+            }
+        }
+        any
+    }
+
+    fn reference_next_rule3(sb: &Scoreboard) -> Option<usize> {
+        let mut i = sb.segs.partition_point(|s| s.start < sb.rtx_cursor);
+        while i < sb.segs.len() && sb.segs[i].end() <= sb.high_sacked {
+            let s = &sb.segs[i];
+            if !s.sacked && !s.lost && !s.rtx_in_pipe {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Issue 18: `sack_block`, `mark_losses` and `next_rule3` skip what earlier calls
+    /// settled; on random histories of sends, SACKs (growing and repeated blocks, as a
+    /// receiver sends them, and arbitrary ones), cumulative ACKs, retransmissions, RTOs and
+    /// their undoing, they give the full scans' results and leave the same marks.
+    #[test]
+    fn skipping_scans_agree_with_the_full_scans() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n.max(1)
+        };
+        for _history in 0..400 {
+            let (mut fast, mut slow) = (Scoreboard::default(), Scoreboard::default());
+            let (mut sent, mut una) = (0u64, 0u64);
+            let mss = [1000u32, 536, 1448][rnd(3) as usize];
+            let dupthresh = 1 + rnd(4) as u32;
+            let mut grow: Option<(u64, u64)> = None;
+            for step in 0..300 {
+                match rnd(12) {
+                    0..=2 => {
+                        for _ in 0..1 + rnd(8) {
+                            let len = if rnd(10) == 0 {
+                                1 + rnd(mss as u64) as u32
+                            } else {
+                                mss
+                            };
+                            let seg = SentSeg {
+                                start: sent,
+                                len,
+                                fin: false,
+                                sent_at: Instant(step),
+                                sacked: false,
+                                lost: false,
+                                rtx_in_pipe: false,
+                                retransmitted: false,
+                            };
+                            fast.push(seg);
+                            slow.push(seg);
+                            sent += len as u64;
+                        }
+                    }
+                    3..=5 => {
+                        // A receiver's block: the previous one grown, or a new one.
+                        let (a, b) = match grow {
+                            Some((a, b)) if rnd(4) != 0 => (a, (b + rnd(3 * mss as u64)).min(sent)),
+                            _ => {
+                                let a = una + rnd(sent - una + 1);
+                                (a, a + rnd(sent - a + 1))
+                            }
+                        };
+                        grow = Some((a, b));
+                        let (f, s) = (fast.sack_block(a, b), reference_sack_block(&mut slow, a, b));
+                        assert_eq!(f, s, "sack [{a}, {b})");
+                    }
+                    6 => {
+                        // Anything, beyond what was sent included.
+                        let a = rnd(sent + 2 * mss as u64);
+                        let b = a + rnd(5 * mss as u64);
+                        assert_eq!(fast.sack_block(a, b), reference_sack_block(&mut slow, a, b));
+                    }
+                    7 => {
+                        assert_eq!(
+                            fast.mark_losses(dupthresh, mss),
+                            reference_mark_losses(&mut slow, dupthresh, mss)
+                        );
+                    }
+                    8 => {
+                        let ack = una + rnd(sent - una + 1);
+                        let (f, s) = (fast.ack_to(ack), slow.ack_to(ack));
+                        assert_eq!(
+                            (f.bytes, f.previously_sacked),
+                            (s.bytes, s.previously_sacked)
+                        );
+                        una = ack;
+                    }
+                    9 => {
+                        if let Some(i) = fast.next_lost() {
+                            assert_eq!(slow.next_lost(), Some(i));
+                            fast.on_retransmit(i, Instant(step));
+                            slow.on_retransmit(i, Instant(step));
+                        } else {
+                            assert_eq!(slow.next_lost(), None);
+                        }
+                    }
+                    10 => {
+                        if rnd(3) == 0 {
+                            fast.on_rto();
+                            slow.on_rto();
+                        } else if rnd(2) == 0 {
+                            fast.undo_rto();
+                            slow.undo_rto();
+                        } else {
+                            assert_eq!(fast.mark_front_lost(), slow.mark_front_lost());
+                        }
+                    }
+                    _ => {
+                        let r = fast.next_rule3();
+                        assert_eq!(r, reference_next_rule3(&slow));
+                        if let Some(i) = r {
+                            fast.on_retransmit(i, Instant(step));
+                            slow.on_retransmit(i, Instant(step));
+                        }
+                    }
+                }
+                assert_eq!(fast.segs, slow.segs, "step {step}");
+                assert_eq!(
+                    (
+                        fast.pipe,
+                        fast.sacked_bytes,
+                        fast.high_sacked,
+                        fast.awaiting_rtx
+                    ),
+                    (
+                        slow.pipe,
+                        slow.sacked_bytes,
+                        slow.high_sacked,
+                        slow.awaiting_rtx
+                    )
+                );
+                assert_eq!(fast.check(una, sent), Ok(()));
+            }
+        }
     }
 }

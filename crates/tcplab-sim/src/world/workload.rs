@@ -38,6 +38,7 @@ struct FlowRecord {
     start: Instant,
     finished: Option<Instant>,
     read: u64,
+    data_pkts: u64,
     retransmits: u64,
     timeouts: u64,
 }
@@ -77,6 +78,7 @@ pub(super) struct WorkloadState {
     fct_buckets: Vec<DelayStats>,
     arrived_buckets: Vec<u64>,
     ended_bytes_read: u64,
+    ended_data_pkts: u64,
     /// Rows of the ended flows (`record.workload_flows`).
     keep_rows: bool,
     records: Vec<FlowRecord>,
@@ -126,6 +128,7 @@ pub(super) fn build(
             ],
             arrived_buckets: vec![0; w.size_buckets.len() + 1],
             ended_bytes_read: 0,
+            ended_data_pkts: 0,
             keep_rows: scn.record.workload_flows,
             records: Vec::new(),
         });
@@ -143,6 +146,7 @@ impl WorkloadState {
             self.fct_buckets[b].record(ns);
         }
         self.ended_bytes_read += rec.read;
+        self.ended_data_pkts += rec.data_pkts;
         if self.keep_rows {
             self.records.push(rec);
         }
@@ -352,6 +356,7 @@ impl World {
             start: fl.start,
             finished: fl.completed_at,
             read: fl.read,
+            data_pkts: fl.data_pkts_delivered,
             retransmits: snd.retransmitted_segments,
             timeouts: snd.timeouts,
         }
@@ -415,6 +420,7 @@ impl World {
                     0.0
                 },
                 bytes_delivered: w.ended_bytes_read,
+                data_packets_delivered: w.ended_data_pkts,
                 fct_ms: fct_stats(&mut w.fct, w.arrived),
                 buckets,
             });
