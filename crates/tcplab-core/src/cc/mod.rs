@@ -153,15 +153,18 @@ impl CcKind {
     }
 }
 
-/// Static dispatch over the built-ins: no virtual call and no box per flow on the hot path.
+/// Static dispatch over the built-ins: no virtual call on the hot path. The rate-based
+/// framework (about 520 bytes) is boxed, once per flow: inline it would make every
+/// controller, and so every endpoint, that large (issue 18: memory per flow); the
+/// window-based ones stay inline (at most 128 bytes).
 #[derive(Clone, Debug)]
 pub enum Cc {
     NewReno(newreno::NewReno),
     Cubic(cubic::Cubic),
     Vegas(vegas::Vegas),
     Westwood(westwood::Westwood),
-    Rre(RateFramework<rre::Rre>),
-    PropRate(RateFramework<proprate::PropRate>),
+    Rre(Box<RateFramework<rre::Rre>>),
+    PropRate(Box<RateFramework<proprate::PropRate>>),
 }
 
 impl Cc {
@@ -177,7 +180,10 @@ impl Cc {
     /// separately, with the seed.)
     pub fn with_config(kind: CcKind, mss: u32, initial_cwnd_bytes: u64, cfg: &TcpConfig) -> Self {
         let prop = |c: proprate::PropRateConfig| {
-            Cc::PropRate(RateFramework::new(mss, proprate::PropRate::new(c)))
+            Cc::PropRate(Box::new(RateFramework::new(
+                mss,
+                proprate::PropRate::new(c),
+            )))
         };
         let mut cc = match kind {
             CcKind::NewReno => Cc::NewReno(newreno::NewReno::new(mss, initial_cwnd_bytes)),
@@ -186,13 +192,13 @@ impl Cc {
             CcKind::Westwood => Cc::Westwood(westwood::Westwood::new(mss, initial_cwnd_bytes)),
             // The rate-based framework has no initial window: it starts with a burst of
             // n = 10 packets (thesis 4.1.5).
-            CcKind::Rre => Cc::Rre(RateFramework::new(
+            CcKind::Rre => Cc::Rre(Box::new(RateFramework::new(
                 mss,
                 rre::Rre::new(rre::RreConfig {
                     feedback_delay: cfg.rre_feedback_delay,
                     ..Default::default()
                 }),
-            )),
+            ))),
             CcKind::PropRateHigh => prop(proprate::PropRateConfig::high()),
             CcKind::PropRateLow => prop(proprate::PropRateConfig::low()),
             CcKind::RreTable61 => prop(proprate::PropRateConfig::rre_time_based(

@@ -126,13 +126,14 @@ pub trait ReceiverPolicy {
     fn report(&self, _stats: &mut TcpStats) {}
 }
 
-/// The built-in policies (enum dispatch, like `cc::Cc`: no allocation, no virtual call on
-/// the per-segment path).
+/// The built-in policies (enum dispatch, like `cc::Cc`: no virtual call on the
+/// per-segment path). RSFC's state (360 bytes) is boxed once per receiver so that classic
+/// and AFC endpoints do not carry its size (issue 18: memory per flow).
 #[derive(Clone, Debug)]
 pub enum Fc {
     Classic(classic::Classic),
     Afc(afc::AfcReceiver),
-    Rsfc(rsfc::Rsfc),
+    Rsfc(Box<rsfc::Rsfc>),
 }
 
 macro_rules! dispatch {

@@ -536,7 +536,7 @@ impl Endpoint {
                     ours: self.cfg.ts_granularity,
                     peer: self.peer_ts_granularity,
                 };
-                Fc::Rsfc(rsfc::Rsfc::new(cfg, self.mss, clocks, now))
+                Fc::Rsfc(Box::new(rsfc::Rsfc::new(cfg, self.mss, clocks, now)))
             }
             _ => Fc::Classic(classic),
         }
@@ -1123,7 +1123,7 @@ impl Endpoint {
                 // RFC 5681 3.1: ssthresh is held when the segment already timed out once.
                 if self.rtt.backoff() == 0 && !self.afc_rto_is_quiet() {
                     if frto {
-                        self.frto.prior_cc = Some(self.cc.clone());
+                        self.frto.prior_cc = Some(Box::new(self.cc.clone()));
                     }
                     let flight = self.sb.flight_size();
                     self.cc

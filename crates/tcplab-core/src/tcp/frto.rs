@@ -64,8 +64,9 @@ pub struct Frto {
     pub rtx_due: bool,
     /// New segments step 2b may still send.
     pub quota: u8,
-    /// The congestion controller just before the timeout's `Timeout` event.
-    pub prior_cc: Option<Cc>,
+    /// The congestion controller just before the timeout's `Timeout` event (boxed: made
+    /// only at a timeout, and a controller inline would add 520 bytes to every endpoint).
+    pub prior_cc: Option<Box<Cc>>,
     /// Use section 3's rules (SACK negotiated) rather than section 2's.
     pub sack: bool,
 }
