@@ -447,7 +447,8 @@ def tables(res: dict) -> str:
         out.append("")
     load = meta.get("loadavg_before"), meta.get("loadavg_after")
     out.append(f"`{meta['command']}` on {meta['date']}, {meta['machine']}; load average "
-               f"{load[0][0]:.2f} before, {load[1][0]:.2f} after (1-minute).")
+               f"{load[0][0]:.2f} before, {load[1][0]:.2f} after (1-minute); starting and timing an "
+               f"empty process takes {meta['launch_overhead_s'] * 1e3:.1f} ms.")
     return "\n".join(out) + "\n"
 
 
@@ -571,6 +572,8 @@ def main(argv: list[str] | None = None) -> int:
         "sim_s": args.sim_time,
         "quick": args.quick,
         "loadavg_before": os.getloadavg(),
+        # What starting and timing a process costs by itself (`true` under the same wrapper).
+        "launch_overhead_s": median([measure(["true"]).wall_s for _ in range(5)]),
     }
     rows = []
     with tempfile.TemporaryDirectory(prefix="tcplab-scale-") as tmp:
