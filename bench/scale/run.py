@@ -131,6 +131,37 @@ def measure(cmd: list[str], timeout: float | None = None) -> Proc:
         return Proc(wall, rss, stdout, stderr, p.returncode, bool(killed))
 
 
+def cpu_busy_s() -> float | None:
+    """CPU seconds spent busy on all cores since boot (/proc/stat), None where unavailable."""
+    try:
+        f = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = f[3] + (f[4] if len(f) > 4 else 0)  # idle + iowait
+    return (sum(f[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_s() -> float:
+    """CPU seconds of this process and of its children reaped so far."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def wait_idle(max_wait: float, log: Callable[[str], None]) -> float:
+    """Wait (up to ``max_wait`` s) until the machine was idle for 2 s: under 0.05 cores busy.
+    Returns the seconds waited."""
+    t0 = time.monotonic()
+    while True:
+        b0, w0 = cpu_busy_s(), time.monotonic()
+        time.sleep(2)
+        b1, w1 = cpu_busy_s(), time.monotonic()
+        if b0 is None or (b1 - b0) / (w1 - w0) < 0.05:
+            return time.monotonic() - t0
+        if time.monotonic() - t0 > max_wait:
+            log(f"[idle] still {(b1 - b0) / (w1 - w0):.2f} cores busy after {max_wait:g} s; going on")
+            return time.monotonic() - t0
+
+
 def median(xs: list[float]) -> float:
     return statistics.median(xs)
 
@@ -447,9 +478,11 @@ def tables(res: dict) -> str:
         out.append("")
     load = meta.get("loadavg_before"), meta.get("loadavg_after")
     peak = max((r.get("loadavg_1min_at_start", 0) for r in rows), default=0)
+    other = [r["other_cores_busy"] for r in rows if r.get("other_cores_busy") is not None]
+    busy = f"; other work kept {statistics.mean(other):.2f} cores busy on average during the rows (at most {max(other):.2f})" if other else ""
     out.append(f"`{meta['command']}` on {meta['date']}, {meta['machine']}; load average "
                f"{load[0][0]:.2f} before, {load[1][0]:.2f} after, at most {peak:.2f} at the start of a row "
-               f"(1-minute; the benchmark itself adds 1); starting and timing an "
+               f"(1-minute; the benchmark itself adds 1){busy}; starting and timing an "
                f"empty process takes {meta['launch_overhead_s'] * 1e3:.1f} ms.")
     return "\n".join(out) + "\n"
 
@@ -529,6 +562,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ns3-budget", type=float, default=120.0,
                     help="kill an ns-3 run after this many seconds and run ns-3 at no larger size (default 120)")
     ap.add_argument("--ns3-build", type=Path, default=NS3_DIR / "build", help="where bench/ns3/build.sh puts tcp-reference")
+    ap.add_argument("--wait-idle", type=float, default=0, metavar="SECONDS",
+                    help="before each row wait, up to this long, until the machine was idle for 2 s (default: do not wait)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: sizes 1,10, 1 run, 0.5 s simulated, p2p-1 only, no set-up-only sizes")
     ap.add_argument("--exe", type=Path, help="the tcplab-sim binary (default: cargo build --release, target/release/tcplab-sim)")
@@ -581,9 +616,17 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tcplab-scale-") as tmp:
         ctx = Ctx(args, exe, Path(tmp))
         for kind, key in plan:
+            waited = wait_idle(args.wait_idle, ctx.log) if args.wait_idle else 0.0
             load = os.getloadavg()[0]
-            rows.append(ROW_KINDS[kind](key, ctx))
-            rows[-1]["loadavg_1min_at_start"] = load
+            b0, m0, w0 = cpu_busy_s(), own_cpu_s(), time.monotonic()
+            row = ROW_KINDS[kind](key, ctx)
+            b1, m1, w1 = cpu_busy_s(), own_cpu_s(), time.monotonic()
+            row["loadavg_1min_at_start"] = load
+            row["waited_for_idle_s"] = waited
+            # Cores kept busy by anything else while the row ran (the machine's busy time
+            # minus this process's and its children's CPU time, per wall-second).
+            row["other_cores_busy"] = None if b0 is None else max(0.0, ((b1 - b0) - (m1 - m0)) / (w1 - w0))
+            rows.append(row)
     meta["loadavg_after"] = os.getloadavg()
     derive(rows)
     res = {"meta": meta, "rows": rows, "aims": aims(rows)}
