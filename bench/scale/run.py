@@ -147,6 +147,20 @@ def own_cpu_s() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
+class OtherLoad:
+    """Cores kept busy by other work while measuring: the machine's busy CPU time less this
+    process's and its children's, per wall-second (None without /proc/stat)."""
+
+    def __init__(self) -> None:
+        self.b0, self.m0, self.w0 = cpu_busy_s(), own_cpu_s(), time.monotonic()
+
+    def cores(self) -> float | None:
+        b1, m1, w1 = cpu_busy_s(), own_cpu_s(), time.monotonic()
+        if self.b0 is None or b1 is None or w1 <= self.w0:
+            return None
+        return max(0.0, ((b1 - self.b0) - (m1 - self.m0)) / (w1 - self.w0))
+
+
 def wait_idle(max_wait: float, log: Callable[[str], None]) -> float:
     """Wait (up to ``max_wait`` s) until the machine was idle for 2 s: under 0.05 cores busy.
     Returns the seconds waited."""
@@ -217,6 +231,7 @@ class Ctx:
 def run_tcplab(ctx: Ctx, scn: Path, label: str, runs: int) -> dict:
     """``runs`` fresh processes of tcplab-sim on ``scn``: medians and every run's figures."""
     walls, rss, own = [], [], []
+    load = OtherLoad()
     pkts = events = None
     for i in range(runs):
         p = measure([str(ctx.exe), str(scn), "--no-timeseries"])
@@ -248,6 +263,7 @@ def run_tcplab(ctx: Ctx, scn: Path, label: str, runs: int) -> dict:
         "run_pkts_per_wall_s": pkts / own_wall if own_wall > 0 else None,
         "ns_per_pkt": wall / pkts * 1e9 if pkts else None,
         "run_ns_per_pkt": own_wall / pkts * 1e9 if pkts else None,
+        "other_cores_busy": load.cores(),
     }
 
 
@@ -274,6 +290,7 @@ def run_ns3(ctx: Ctx, n: int, sim_s: float) -> dict:
     exe = ns3_binary(ctx)
     budget = ctx.args.ns3_budget
     walls, rss = [], []
+    load = OtherLoad()
     out = None
     for i in range(ctx.args.ns3_runs):
         p = measure([str(exe), "--scenario=dumbbell-100", f"--flows={n}", f"--simTime={sim_s:g}"], timeout=budget)
@@ -303,6 +320,7 @@ def run_ns3(ctx: Ctx, n: int, sim_s: float) -> dict:
         "goodput_mbps": out["goodput_mbps"],
         "pkts_per_wall_s": pkts / wall,
         "ns_per_pkt": wall / pkts * 1e9,
+        "other_cores_busy": load.cores(),
     }
 
 
@@ -315,7 +333,8 @@ def setup_row(n: int, ctx: Ctx) -> dict:
     toml.write_text(dumbbell_toml(n, duration_ns=1, spacing_ns=0))
     r = run_tcplab(ctx, canonical(toml), f"set-up {n}", ctx.args.runs)
     return {"kind": "setup", "flows": n, "setup_s": r["wall_s"], "setup_walls_s": r["walls_s"],
-            "setup_run_s": r["run_wall_s"], "idle_rss_bytes": r["peak_rss_bytes"]}
+            "setup_run_s": r["run_wall_s"], "idle_rss_bytes": r["peak_rss_bytes"],
+            "setup_other_cores_busy": r["other_cores_busy"]}
 
 
 def dumbbell_row(n: int, ctx: Ctx) -> dict:
@@ -425,6 +444,10 @@ def kb(b: float | None) -> str:
     return "-" if b is None else f"{b / 1000:,.1f} KB"
 
 
+def other_load(b: float | None) -> str:
+    return "-" if b is None else f"{b:.2f}"
+
+
 def tables(res: dict) -> str:
     rows, meta = res["rows"], res["meta"]
     out = []
@@ -433,53 +456,57 @@ def tables(res: dict) -> str:
         sim = db[0]["sim_s"]
         out += [f"### Dumbbell at N flows ({sim:g} s simulated; medians of {meta['runs']} runs)", "",
                 "| flows | set-up | RSS after set-up | per flow (marginal) | delivered pkts | wall | pkts/wall-s "
-                "| ns/pkt | pkts/wall-s in run | peak RSS | per flow (marginal) |",
-                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                "| ns/pkt | pkts/wall-s in run | peak RSS | per flow (marginal) | other load |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in db:
             t = r["tcplab"]
             out.append(f"| {r['flows']:,} | {r['setup_s']:.3f} s | {mb(r['idle_rss_bytes'])} | "
                        f"{kb(r['idle_marginal_bytes_per_flow'])} | {t['pkts']:,} | {t['wall_s']:.3f} s | "
                        f"{t['pkts_per_wall_s']:,.0f} | {t['ns_per_pkt']:,.0f} | {t['run_pkts_per_wall_s']:,.0f} | "
-                       f"{mb(t['peak_rss_bytes'])} | {kb(t['marginal_rss_bytes_per_flow'])} |")
+                       f"{mb(t['peak_rss_bytes'])} | {kb(t['marginal_rss_bytes_per_flow'])} | {other_load(t.get('other_cores_busy'))} |")
         out += ["", f"### ns-3 3.44 on the same dumbbell, same sitting", "",
-                "| flows | ns-3 delivered pkts | ns-3 wall | ns-3 pkts/wall-s | ns-3 ns/pkt | ns-3 peak RSS | tcplab pkts/wall-s | tcplab / ns-3 |",
-                "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                "| flows | ns-3 delivered pkts | ns-3 wall | ns-3 pkts/wall-s | ns-3 ns/pkt | ns-3 peak RSS | tcplab pkts/wall-s | tcplab / ns-3 | other load |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in db:
             n3, t = r["ns3"], r["tcplab"]
             if "skipped" in n3:
-                out.append(f"| {r['flows']:,} | {n3['skipped']} | | | | | {t['pkts_per_wall_s']:,.0f} | |")
+                out.append(f"| {r['flows']:,} | {n3['skipped']} | | | | | {t['pkts_per_wall_s']:,.0f} | | |")
             else:
                 out.append(f"| {r['flows']:,} | {n3['pkts']:,} | {n3['wall_s']:.2f} s ({n3['runs']} runs) | "
                            f"{n3['pkts_per_wall_s']:,.0f} | {n3['ns_per_pkt']:,.0f} | {mb(n3['peak_rss_bytes'])} | "
-                           f"{t['pkts_per_wall_s']:,.0f} | {n3['speedup']:,.0f}x |")
+                           f"{t['pkts_per_wall_s']:,.0f} | {n3['speedup']:,.0f}x | {other_load(n3.get('other_cores_busy'))} |")
         out.append("")
     su = [r for r in rows if r["kind"] == "setup"]
     if su:
-        out += ["### Set-up only", "", "| flows | set-up | in the run | RSS after set-up | per flow (marginal) |",
-                "|---:|---:|---:|---:|---:|"]
+        out += ["### Set-up only", "", "| flows | set-up | in the run | RSS after set-up | per flow (marginal) | other load |",
+                "|---:|---:|---:|---:|---:|---:|"]
         for r in su:
             out.append(f"| {r['flows']:,} | {r['setup_s']:.3f} s | {r['setup_run_s']:.3f} s | {mb(r['idle_rss_bytes'])} | "
-                       f"{kb(r['idle_marginal_bytes_per_flow'])} |")
+                       f"{kb(r['idle_marginal_bytes_per_flow'])} | {other_load(r.get('setup_other_cores_busy'))} |")
         out.append("")
     ref = [r for r in rows if r["kind"] == "reference"]
     if ref:
         out += ["### Reference scenarios at their own settings", "",
-                "| scenario | simulated | delivered pkts | wall | pkts/wall-s | pkts/wall-s in run | ns/pkt | peak RSS |",
-                "|---|---:|---:|---:|---:|---:|---:|---:|"]
+                "| scenario | simulated | delivered pkts | wall | pkts/wall-s | pkts/wall-s in run | ns/pkt | peak RSS | other load |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in ref:
             t = r["tcplab"]
             out.append(f"| {r['scenario']} | {r['sim_s']:g} s | {t['pkts']:,} | {t['wall_s']:.3f} s | "
                        f"{t['pkts_per_wall_s']:,.0f} | {t['run_pkts_per_wall_s']:,.0f} | {t['ns_per_pkt']:,.0f} | "
-                       f"{mb(t['peak_rss_bytes'])} |")
+                       f"{mb(t['peak_rss_bytes'])} | {other_load(t.get('other_cores_busy'))} |")
         out.append("")
+    loads = [x for r in rows for x in (r.get("setup_other_cores_busy"), r.get("tcplab", {}).get("other_cores_busy"),
+                                       r.get("ns3", {}).get("other_cores_busy")) if x is not None]
+    if loads:
+        out += ["Other load: cores kept busy by other work during that measurement (the machine's busy CPU time "
+                "less the benchmark's own, per wall-second; 2 cores in all).", ""]
     if res["aims"]:
         out += ["### Aims (issue 18)", "", "| aim | measured | met |", "|---|---|---|"]
         out += [f"| {a['aim']} | {a['measured']} | {'yes' if a['met'] else 'NO'} |" for a in res["aims"]]
         out.append("")
     load = meta.get("loadavg_before"), meta.get("loadavg_after")
     peak = max((r.get("loadavg_1min_at_start", 0) for r in rows), default=0)
-    other = [r["other_cores_busy"] for r in rows if r.get("other_cores_busy") is not None]
-    busy = f"; other work kept {statistics.mean(other):.2f} cores busy on average during the rows (at most {max(other):.2f})" if other else ""
+    busy = f"; other work kept {statistics.mean(loads):.2f} cores busy on average during the measurements (at most {max(loads):.2f})" if loads else ""
     out.append(f"`{meta['command']}` on {meta['date']}, {meta['machine']}; load average "
                f"{load[0][0]:.2f} before, {load[1][0]:.2f} after, at most {peak:.2f} at the start of a row "
                f"(1-minute; the benchmark itself adds 1){busy}; starting and timing an "
@@ -609,23 +636,20 @@ def main(argv: list[str] | None = None) -> int:
         "sim_s": args.sim_time,
         "quick": args.quick,
         "loadavg_before": os.getloadavg(),
-        # What starting and timing a process costs by itself (`true` under the same wrapper).
-        "launch_overhead_s": median([measure(["true"]).wall_s for _ in range(5)]),
     }
+    if args.wait_idle:
+        wait_idle(args.wait_idle, lambda s: print(s, file=sys.stderr, flush=True))
+    # What starting and timing a process costs by itself (`true` under the same wrapper).
+    meta["launch_overhead_s"] = median([measure(["true"]).wall_s for _ in range(5)])
     rows = []
     with tempfile.TemporaryDirectory(prefix="tcplab-scale-") as tmp:
         ctx = Ctx(args, exe, Path(tmp))
         for kind, key in plan:
             waited = wait_idle(args.wait_idle, ctx.log) if args.wait_idle else 0.0
             load = os.getloadavg()[0]
-            b0, m0, w0 = cpu_busy_s(), own_cpu_s(), time.monotonic()
             row = ROW_KINDS[kind](key, ctx)
-            b1, m1, w1 = cpu_busy_s(), own_cpu_s(), time.monotonic()
             row["loadavg_1min_at_start"] = load
             row["waited_for_idle_s"] = waited
-            # Cores kept busy by anything else while the row ran (the machine's busy time
-            # minus this process's and its children's CPU time, per wall-second).
-            row["other_cores_busy"] = None if b0 is None else max(0.0, ((b1 - b0) - (m1 - m0)) / (w1 - w0))
             rows.append(row)
     meta["loadavg_after"] = os.getloadavg()
     derive(rows)
