@@ -528,6 +528,10 @@ def plot(res: dict, path: Path) -> None:
     n3 = [(r["flows"], r["ns3"]["ns_per_pkt"]) for r in db if "ns_per_pkt" in r["ns3"]]
     if n3:
         ax.plot([a for a, _ in n3], [b for _, b in n3], "s-", label="ns-3 3.44 (whole process)")
+    missing = [r["flows"] for r in db if "skipped" in r["ns3"]]
+    if n3 and missing:
+        ax.annotate(f"ns-3 not run at {', '.join(f'{m:,}' for m in missing)} flows (see the table)",
+                    xy=(0.98, 0.62), xycoords="axes fraction", ha="right", fontsize=8, color="0.35")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("flows")
