@@ -16,8 +16,8 @@ each a median of --runs fresh `tcplab-sim` processes, timed whole (process start
   flows' `data_packets_delivered`: data segments reaching the receiver, retransmissions
   included) per wall-second of the whole process, and per wall-second of the binary's own
   clock (`data_pkts_per_wall_s`: the simulation with set-up, without process start, JSON
-  parsing and printing), ns per delivered packet, and peak RSS (the child's own ru_maxrss,
-  from wait4);
+  parsing and printing), ns per delivered packet, and peak RSS (GNU time's %M, the
+  process's own);
 * ns-3 3.44 (bench/ns3/build/tcp-reference --scenario=dumbbell-100 --flows=N --simTime=S, the
   same dumbbell), in the same sitting, timed the same way: its `rx_data_pkts` (data segments
   arriving at the receiver hosts, retransmissions included) per whole-process wall-second.
@@ -30,7 +30,7 @@ dumbbell-100, as in bench/ns3-compare) for the raw-speed aims, and with --setup-
 set-up measurement alone at larger N (default 100000, the issue's 10^5 aim). Every row kind
 is one function (`ROW_KINDS`); rows run one process at a time, in the order given.
 
-    .venv/bin/python bench/scale/run.py                      # everything, 5 runs, ns-3 included
+    .venv/bin/python bench/scale/run.py --wait-idle 1800 --plot   # everything, 5 runs, ns-3 included
     .venv/bin/python bench/scale/run.py --no-ns3 --runs 3 --sizes 10,10000
     .venv/bin/python bench/scale/run.py --quick --no-ns3     # the smoke test's run (seconds)
     .venv/bin/python bench/scale/run.py --from-json bench/results/scale.json --plot
