@@ -1,7 +1,8 @@
 """Smoke test of the scale benchmark (bench/scale/run.py, issue 18).
 
 The benchmark itself is not a timed test: this runs its --quick mode (dumbbells of 1 and 10
-flows for 0.5 simulated seconds, and p2p-1, one process each, no ns-3) and checks that it
+flows for 0.5 simulated seconds, p2p-1 and the open-loop workload at half load, one process
+each, no ns-3) and checks that it
 completes and that its results file holds the fields docs/performance.md is made from, with
 sane values. No speed is asserted.
 """
@@ -47,7 +48,14 @@ def test_scale_benchmark_quick_run(tmp_path: Path):
     # The count ns-3 delivers on p2p-1 (bench/ns3/reference/p2p-1.jsonl): tcplab is exact here.
     assert ref["tcplab"]["pkts"] == 49823
 
+    # The open-loop workload row: flows came, delivered packets and left.
+    (wl,) = [row for row in res["rows"] if row["kind"] == "workload"]
+    assert wl["name"] == "load50" and wl["sim_s"] == 0.5
+    (w,) = wl["tcplab"]["workloads"]
+    assert w["arrived"] > 300 and 0 < w["completed"] <= w["arrived"] and w["max_active"] < w["arrived"]
+    assert wl["tcplab"]["pkts"] > 1000 and w["fct_ms"]["p50"] > 0
+
     assert [a["aim"] for a in res["aims"]] == ["p2p-1: >= 3 M delivered packets per wall-second"]
     md = out.with_suffix(".md").read_text()
-    assert "| flows | set-up |" in md and "| p2p-1 | 60 s | 49,823 |" in md
+    assert "| flows | set-up |" in md and "| p2p-1 | 60 s | 49,823 |" in md and "| load50 | 0.5 s |" in md
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -233,15 +233,17 @@ def run_tcplab(ctx: Ctx, scn: Path, label: str, runs: int) -> dict:
     walls, rss, own = [], [], []
     load = OtherLoad()
     pkts = events = None
+    workloads: list[dict] = []
     for i in range(runs):
         p = measure([str(ctx.exe), str(scn), "--no-timeseries"])
         if p.returncode != 0:
             raise SystemExit(f"tcplab-sim failed on {label} (exit {p.returncode}):\n{p.stderr}")
         s = json.loads(p.stdout.splitlines()[-1])
-        n = sum(f["data_packets_delivered"] for f in s["flows"])
+        n = sum(f["data_packets_delivered"] for f in s["flows"]) + sum(w["data_packets_delivered"] for w in s.get("workloads", []))
         if pkts is not None and (n, s["events"]) != (pkts, events):
             raise SystemExit(f"tcplab is not deterministic on {label}: {n} packets after {pkts}")
         pkts, events = n, s["events"]
+        workloads = s.get("workloads", [])
         if not s["invariants"]["ok"]:
             raise SystemExit(f"invariants violated on {label}: {s['invariants']}")
         walls.append(p.wall_s)
@@ -264,6 +266,7 @@ def run_tcplab(ctx: Ctx, scn: Path, label: str, runs: int) -> dict:
         "ns_per_pkt": wall / pkts * 1e9 if pkts else None,
         "run_ns_per_pkt": own_wall / pkts * 1e9 if pkts else None,
         "other_cores_busy": load.cores(),
+        "workloads": [{k: w[k] for k in ("arrived", "completed", "max_active", "offered_mbps", "fct_ms")} for w in workloads],
     }
 
 
@@ -362,10 +365,46 @@ def reference_row(name: str, ctx: Ctx) -> dict:
             "sim_s": scn.canonical["duration"] / 1e9, "tcplab": r}
 
 
+def workload_toml(rate_per_s: float, duration_ns: int, max_flows: int | None, rows: bool) -> str:
+    """The open-loop workload on the dumbbell's bottleneck (one pair: s0 -> r0): Poisson
+    arrivals of Pareto sizes (mean 50 kB, shape 1.2: a heavy tail, as web and data-centre
+    flow sizes have), Nagle off (as ns-3 and most FCT studies)."""
+    src = dumbbell_toml(1, duration_ns)
+    head, _, _ = src.partition("[[flows]]")
+    cap = "" if max_flows is None else f"max_flows = {max_flows}\n"
+    record = "" if rows else "\n[record]\nworkload_flows = false\n"
+    return (head.replace('name = "scale-dumbbell-1"', 'name = "scale-workload"', 1).replace("\n[topology]", f"{record}\n[topology]", 1)
+            + "[[workloads]]\nname = \"web\"\npair = 0\n"
+            + f"arrivals = {{ kind = \"poisson\", rate = {rate_per_s:g} }}\n"
+            + "sizes = { kind = \"pareto\", mean = \"50kB\", shape = 1.2 }\n"
+            + "tcp = { nagle = false }\n" + cap)
+
+
+def workload_row(name: str, ctx: Ctx) -> dict:
+    """The open-loop workload: `load50` offers half the 1 Gbit/s bottleneck (1250 flows/s of
+    mean 50 kB) for --sim-time; `seq100k` runs 10^5 flows in turn (record.workload_flows off)
+    for the memory of flows that come and go."""
+    if name == "load50":
+        sim_ns = round(ctx.args.sim_time * 1e9)
+        text = workload_toml(1250, sim_ns, None, rows=True)
+    elif name == "seq100k":
+        text = workload_toml(2000, 200 * 10**9, 100_000, rows=False).replace(
+            "duration = ", "stop_when_done = true\nduration = ", 1)
+    else:
+        raise SystemExit(f"unknown workload row {name!r} (load50, seq100k)")
+    toml = ctx.tmp / f"workload-{name}.toml"
+    toml.write_text(text)
+    r = run_tcplab(ctx, canonical(toml), f"workload {name}", ctx.args.runs)
+    import tcplab
+
+    return {"kind": "workload", "name": name, "sim_s": tcplab.load(toml).canonical["duration"] / 1e9, "tcplab": r}
+
+
 ROW_KINDS: dict[str, Callable[[Any, Ctx], dict]] = {
     "dumbbell": dumbbell_row,
     "setup": setup_row,
     "reference": reference_row,
+    "workload": workload_row,
 }
 
 
@@ -484,6 +523,18 @@ def tables(res: dict) -> str:
             out.append(f"| {r['flows']:,} | {r['setup_s']:.3f} s | {r['setup_run_s']:.3f} s | {mb(r['idle_rss_bytes'])} | "
                        f"{kb(r['idle_marginal_bytes_per_flow'])} | {other_load(r.get('setup_other_cores_busy'))} |")
         out.append("")
+    wl = [r for r in rows if r["kind"] == "workload"]
+    if wl:
+        out += ["### Open-loop workload on the dumbbell's bottleneck (Poisson arrivals, Pareto sizes of mean 50 kB)", "",
+                "| run | simulated | flows arrived | most alive at once | delivered pkts | wall | pkts/wall-s | ns/pkt | peak RSS | FCT p50 / p99 ms | other load |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in wl:
+            t = r["tcplab"]
+            w = t["workloads"][0]
+            out.append(f"| {r['name']} | {r['sim_s']:g} s | {w['arrived']:,} | {w['max_active']:,} | {t['pkts']:,} | {t['wall_s']:.3f} s | "
+                       f"{t['pkts_per_wall_s']:,.0f} | {t['ns_per_pkt']:,.0f} | {mb(t['peak_rss_bytes'])} | "
+                       f"{w['fct_ms']['p50']:.1f} / {w['fct_ms']['p99']:.1f} | {other_load(t.get('other_cores_busy'))} |")
+        out.append("")
     ref = [r for r in rows if r["kind"] == "reference"]
     if ref:
         out += ["### Reference scenarios at their own settings", "",
@@ -561,6 +612,17 @@ def machine() -> str:
     return f"{os.cpu_count()} cores, {model}"
 
 
+WORKLOADS = ["load50", "seq100k"]
+
+
+def workload_names(text: str) -> list[str]:
+    out = [x for x in text.split(",") if x]
+    bad = [x for x in out if x not in WORKLOADS]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown workload run {bad[0]!r}; choose from {', '.join(WORKLOADS)}")
+    return out
+
+
 def sizes(text: str) -> list[int]:
     try:
         out = [int(float(s)) for s in text.split(",") if s.strip()]
@@ -601,6 +663,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "scale.json",
                     help="results JSON (the markdown tables go beside it, .md)")
     ap.add_argument("--plot", type=Path, nargs="?", const=PLOT, help=f"write the cost-per-packet plot (default {PLOT.relative_to(ROOT)})")
+    ap.add_argument("--workloads", type=workload_names, default=WORKLOADS,
+                    help="open-loop workload runs: load50 (half the bottleneck for --sim-time), seq100k (10^5 flows in turn); "
+                         "default both, none with an empty string")
     ap.add_argument("--from-json", type=Path, help="no runs: print the tables (and --plot) of an earlier results file")
     args = ap.parse_args(argv)
 
@@ -614,6 +679,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.sizes, args.runs, args.sim_time, args.setup_sizes = [1, 10], 1, 0.5, []
         args.reference = ["p2p-1"]
+        args.workloads = ["load50"]
         args.ns3_runs = min(args.ns3_runs, 1)
     if args.runs < 1 or args.ns3_runs < 1 or args.sim_time <= 0:
         ap.error("--runs and --ns3-runs must be >= 1 and --sim-time > 0")
@@ -629,6 +695,7 @@ def main(argv: list[str] | None = None) -> int:
     plan: list[tuple[str, Any]] = [("dumbbell", n) for n in args.sizes]
     plan += [("setup", n) for n in args.setup_sizes]
     plan += [("reference", s) for s in args.reference]
+    plan += [("workload", w) for w in args.workloads]
 
     meta = {
         "command": " ".join(["python bench/scale/run.py", *map(shlex.quote, sys.argv[1:] if argv is None else argv)]),
