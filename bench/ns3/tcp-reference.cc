@@ -284,9 +284,16 @@ BuildDumbbell(const Scenario& s, uint32_t flows)
             Connect(routers.Get(1), receivers.Get(i), "1Gbps", "1ms", kAccessQueuePackets);
         devices.Add(left);
         devices.Add(right);
-        // sender i in 10.1.i.0/24, receiver i in 10.2.i.0/24
-        std::string leftNet = "10.1." + std::to_string(i) + ".0";
-        std::string rightNet = "10.2." + std::to_string(i) + ".0";
+        // sender i in 10.1.i.0/24, receiver i in 10.2.i.0/24 for the first 256 pairs (the
+        // reference scenarios' addresses); further pairs in 10.(16 + i/256).(i%256).0/24 and
+        // 10.(128 + i/256).(i%256).0/24, up to 28,672 pairs (bench/scale runs 1000).
+        NS_ABORT_MSG_IF(i >= 112 * 256, "at most 28672 dumbbell pairs");
+        std::string leftNet = i < 256 ? "10.1." + std::to_string(i) + ".0"
+                                      : "10." + std::to_string(16 + i / 256) + "." +
+                                            std::to_string(i % 256) + ".0";
+        std::string rightNet = i < 256 ? "10.2." + std::to_string(i) + ".0"
+                                       : "10." + std::to_string(128 + i / 256) + "." +
+                                             std::to_string(i % 256) + ".0";
         ip.SetBase(leftNet.c_str(), "255.255.255.0");
         ip.Assign(left);
         ip.SetBase(rightNet.c_str(), "255.255.255.0");

@@ -711,25 +711,7 @@ class _Parser:
             p = _join("flows", k)
             t = c.table(fv, p, FLOW_KEYS)
             count = c.get(t, "count", p, c.integer(1, 100_000), 1)
-            tcp = dict(d_tcp)
-            if "tcp" in t:
-                tcp |= self.tcp(t["tcp"], _join(p, "tcp"))
-            for short in ("cc", "fc"):
-                if short in t:
-                    if "tcp" in t and short in t["tcp"]:
-                        raise c.error(_join(p, short), f'given twice: here and as tcp.{short}; keep one')
-                    tcp[short] = c.choice(variants()[short])(t[short], _join(p, short))
-            self._check_rre_delays(tcp, _join(p, "tcp"))
-            rtcp = None
-            if d_rtcp is not None or "receiver_tcp" in t:
-                rtcp = dict(tcp) | (d_rtcp or {})
-                if "receiver_tcp" in t:
-                    rtcp |= self.tcp(t["receiver_tcp"], _join(p, "receiver_tcp"))
-            recv = rtcp if rtcp is not None else tcp
-            if recv.get("fc") == "rsfc" and recv.get("timestamps") is False:
-                where = "receiver_tcp.timestamps" if rtcp is not None else "tcp.timestamps"
-                raise c.error(_join(p, where), 'fc = "rsfc" reads delays off TCP timestamps (RSFC paper III-D); '
-                              "the receiver needs timestamps = true")
+            tcp, rtcp = self._sender_receiver_tcp(t, p, d_tcp, d_rtcp)
             read = self.read(t["read"], _join(p, "read")) if "read" in t else d_read
             start = c.get(t, "start", p, c.time(), 0)
             spacing = c.get(t, "start_spacing", p, c.time(), 0)
@@ -900,6 +882,33 @@ class _Parser:
             })
         return out
 
+    def _sender_receiver_tcp(self, t: Mapping[str, Any], p: str, d_tcp: dict[str, Any],
+                             d_rtcp: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The TCP tables of a flow's or a workload's sender and receiver: ``[defaults.tcp]``
+        under ``tcp`` and the ``cc`` / ``fc`` shorthands; the receiver's (None: the same) is
+        the sender's under ``[defaults.receiver_tcp]`` and ``receiver_tcp``."""
+        c = self.c
+        tcp = dict(d_tcp)
+        if "tcp" in t:
+            tcp |= self.tcp(t["tcp"], _join(p, "tcp"))
+        for short in ("cc", "fc"):
+            if short in t:
+                if "tcp" in t and short in t["tcp"]:
+                    raise c.error(_join(p, short), f"given twice: here and as tcp.{short}; keep one")
+                tcp[short] = c.choice(variants()[short])(t[short], _join(p, short))
+        self._check_rre_delays(tcp, _join(p, "tcp"))
+        rtcp = None
+        if d_rtcp is not None or "receiver_tcp" in t:
+            rtcp = dict(tcp) | (d_rtcp or {})
+            if "receiver_tcp" in t:
+                rtcp |= self.tcp(t["receiver_tcp"], _join(p, "receiver_tcp"))
+        recv = rtcp if rtcp is not None else tcp
+        if recv.get("fc") == "rsfc" and recv.get("timestamps") is False:
+            where = "receiver_tcp.timestamps" if rtcp is not None else "tcp.timestamps"
+            raise c.error(_join(p, where), 'fc = "rsfc" reads delays off TCP timestamps (RSFC paper III-D); '
+                          "the receiver needs timestamps = true")
+        return tcp, rtcp
+
     def workloads(self, raw: Mapping[str, Any], topo: _Topology) -> list[dict[str, Any]]:
         """``[[workloads]]``: open-loop flows that arrive (Poisson, or times from a file),
         send a drawn size (fixed, exponential, Pareto, or an empirical CDF from a file) and
@@ -938,20 +947,7 @@ class _Parser:
             for a, b in ((src, dst), (dst, src)):
                 if not topo.route_exists(a, b):
                     raise c.error(p, f"no route from {a} to {b} (a flow needs links both ways: data and ACKs)")
-            tcp = dict(d_tcp)
-            if "tcp" in t:
-                tcp |= self.tcp(t["tcp"], _join(p, "tcp"))
-            for short in ("cc", "fc"):
-                if short in t:
-                    if "tcp" in t and short in t["tcp"]:
-                        raise c.error(_join(p, short), f"given twice: here and as tcp.{short}; keep one")
-                    tcp[short] = c.choice(variants()[short])(t[short], _join(p, short))
-            self._check_rre_delays(tcp, _join(p, "tcp"))
-            rtcp = None
-            if d_rtcp is not None or "receiver_tcp" in t:
-                rtcp = dict(tcp) | (d_rtcp or {})
-                if "receiver_tcp" in t:
-                    rtcp |= self.tcp(t["receiver_tcp"], _join(p, "receiver_tcp"))
+            tcp, rtcp = self._sender_receiver_tcp(t, p, d_tcp, d_rtcp)
             buckets = DEFAULT_SIZE_BUCKETS
             if "size_buckets" in t:
                 bv = t["size_buckets"]
