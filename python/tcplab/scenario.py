@@ -746,16 +746,7 @@ class _Parser:
                     raise c.error(_join(p, "src" if "src" not in t else "dst"), "missing (required in a custom topology)")
                 if kind == "dumbbell" and ("src" not in t or "dst" not in t):
                     raise c.error(_join(p, "src" if "src" not in t else "dst"), "give both src and dst, or neither (then pairs are assigned in order)")
-                src = c.get(t, "src", p, c.string, "server")
-                dst = c.get(t, "dst", p, c.string, "client")
-                for key, n in (("src", src), ("dst", dst)):
-                    if n not in topo.nodes:
-                        raise c.error(_join(p, key), self._unknown_node(n, topo.nodes))
-                if src == dst:
-                    raise c.error(_join(p, "dst"), f'src and dst are the same node "{src}"')
-                for a, b in ((src, dst), (dst, src)):
-                    if not topo.route_exists(a, b):
-                        raise c.error(p, f"no route from {a} to {b} (a flow needs links both ways: data and ACKs)")
+                src, dst = self._src_dst(t, p, topo)
                 ends = [(src, dst)] * count
             base = c.get(t, "name", p, c.name, None)
             for i, (src, dst) in enumerate(ends):
@@ -882,6 +873,22 @@ class _Parser:
             })
         return out
 
+    def _src_dst(self, t: Mapping[str, Any], p: str, topo: _Topology) -> tuple[str, str]:
+        """A flow's or a workload's ``src`` and ``dst`` nodes (default ``server`` and
+        ``client``): known, distinct, and with routes both ways (data and ACKs)."""
+        c = self.c
+        src = c.get(t, "src", p, c.string, "server")
+        dst = c.get(t, "dst", p, c.string, "client")
+        for key, n in (("src", src), ("dst", dst)):
+            if n not in topo.nodes:
+                raise c.error(_join(p, key), self._unknown_node(n, topo.nodes))
+        if src == dst:
+            raise c.error(_join(p, "dst"), f'src and dst are the same node "{src}"')
+        for a, b in ((src, dst), (dst, src)):
+            if not topo.route_exists(a, b):
+                raise c.error(p, f"no route from {a} to {b} (a flow needs links both ways: data and ACKs)")
+        return src, dst
+
     def _sender_receiver_tcp(self, t: Mapping[str, Any], p: str, d_tcp: dict[str, Any],
                              d_rtcp: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The TCP tables of a flow's or a workload's sender and receiver: ``[defaults.tcp]``
@@ -937,16 +944,7 @@ class _Parser:
                     raise c.error(_join(p, "pair"), '"pair" applies to a dumbbell topology, without src and dst')
                 if kind != "point_to_point" and ("src" not in t or "dst" not in t):
                     raise c.error(_join(p, "src" if "src" not in t else "dst"), "missing (required in this topology)")
-                src = c.get(t, "src", p, c.string, "server")
-                dst = c.get(t, "dst", p, c.string, "client")
-                for key, n in (("src", src), ("dst", dst)):
-                    if n not in topo.nodes:
-                        raise c.error(_join(p, key), self._unknown_node(n, topo.nodes))
-                if src == dst:
-                    raise c.error(_join(p, "dst"), f'src and dst are the same node "{src}"')
-            for a, b in ((src, dst), (dst, src)):
-                if not topo.route_exists(a, b):
-                    raise c.error(p, f"no route from {a} to {b} (a flow needs links both ways: data and ACKs)")
+                src, dst = self._src_dst(t, p, topo)
             tcp, rtcp = self._sender_receiver_tcp(t, p, d_tcp, d_rtcp)
             buckets = DEFAULT_SIZE_BUCKETS
             if "size_buckets" in t:
