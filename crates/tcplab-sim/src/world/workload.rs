@@ -218,10 +218,8 @@ fn empirical(points: &[(u64, f64)], u: f64) -> f64 {
     let Some(&(x1, p1)) = points.get(i) else {
         return points[points.len() - 1].0 as f64;
     };
+    // p0 < u <= p1 here (the search's partition), so the span is never empty.
     let (x0, p0) = points[i - 1];
-    if p1 <= p0 {
-        return x1 as f64;
-    }
     x0 as f64 + (x1 as f64 - x0 as f64) * (u - p0) / (p1 - p0)
 }
 
