@@ -1,12 +1,32 @@
 //! CUBIC (RFC 9438 section 4): the cubic window curve (eq. 1, K from eq. 2), the
 //! Reno-friendly region (4.3), fast convergence (4.7) and the timeout rule (4.8).
-//! HyStart++ is not implemented: slow start is RFC 5681's. Arithmetic is f64 with only
+//! HyStart++ (RFC 9406) is not implemented: slow start is RFC 5681's, or, with the
+//! `hystart` key, Linux's HyStart ([`super::hystart`]). Arithmetic is f64 with only
 //! IEEE-exact operations (+, -, *, /): the cube root is our own Newton iteration, so the
 //! results do not depend on the platform's libm.
+//!
+//! This is `cubic_variant = "rfc9438"`, the default; `"ns2"` is CUBIC v2.1 as ns-2.35's
+//! TCP-Linux runs it ([`super::cubic_ns2`]).
 
+use crate::cc::hystart::{self, HyStart};
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::tcp::rtt::RttEstimator;
 use crate::time::{Duration, Instant};
+use serde::{Deserialize, Serialize};
+
+/// Which CUBIC `cc = "cubic"` runs (scenario key `cubic_variant`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicVariant {
+    /// RFC 9438 in fractional segments ([`Cubic`]): beta 0.7, C = 0.4, the Reno-friendly
+    /// region, K = 0 after a timeout.
+    #[default]
+    Rfc9438,
+    /// CUBIC v2.1 of Linux 2.6.22.6 as ns-2.35's TCP-Linux carries it
+    /// (`tcp/linux/src/tcp_cubic.c`; [`super::cubic_ns2::CubicNs2`]): integer packets,
+    /// beta 819/1024, per-ACK counting with `cnt`, the whole state forgotten at a timeout.
+    Ns2,
+}
 
 /// C in RFC 9438 section 4.2, in segments / s^3.
 pub const C: f64 = 0.4;
@@ -54,6 +74,8 @@ pub struct Cubic {
     after_timeout: bool,
     /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
     ss_limit: u64,
+    /// Linux's HyStart in slow start (`hystart` key); None = RFC 5681 slow start.
+    hystart: Option<HyStart>,
 }
 
 impl Cubic {
@@ -70,7 +92,20 @@ impl Cubic {
             cwnd_prior: 0.0,
             after_timeout: false,
             ss_limit: mss,
+            hystart: None,
         }
+    }
+
+    /// [`Cubic::new`] with Linux's HyStart ending slow start when `hystart` is set.
+    pub fn with_hystart(mss: u32, initial_cwnd_bytes: u64, hystart: bool) -> Self {
+        let mut c = Self::new(mss, initial_cwnd_bytes);
+        c.hystart = hystart.then(HyStart::new);
+        c
+    }
+
+    /// HyStart's state (tests and tracing); None when it is off.
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_ref()
     }
 
     /// RFC 3465 (Appropriate Byte Counting): slow start grows by at most `l` segments per
@@ -107,6 +142,26 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, now: Instant, ack: &AckSample, rtt: &RttEstimator) {
+        if let Some(h) = self.hystart.as_mut() {
+            // Linux runs HyStart from `pkts_acked`, before `cong_avoid` on the same ACK, on
+            // every ACK with an RTT sample; an exit makes this ACK congestion avoidance's.
+            let cwnd = ((self.w * self.mss as f64) as u64).max(self.mss);
+            let info = hystart::AckInfo {
+                now,
+                rtt: ack.rtt,
+                echo_sent_at: ack.echo_sent_at,
+                cwnd_pkts: cwnd / self.mss,
+                cwnd_bytes: cwnd,
+                srtt: rtt.srtt,
+                in_slow_start: cwnd < self.ssthresh,
+                discard: self
+                    .epoch_start
+                    .is_some_and(|s| now.saturating_since(s) < Duration::from_secs(1)),
+            };
+            if h.on_ack(&info).is_some() {
+                self.ssthresh = cwnd;
+            }
+        }
         if ack.in_recovery || ack.bytes_acked == 0 {
             return;
         }
@@ -169,6 +224,9 @@ impl CongestionControl for Cubic {
                 // Section 4.8: cwnd = 1 segment, ssthresh per section 4.6.
                 self.w = 1.0;
                 self.after_timeout = true;
+                if let Some(h) = self.hystart.as_mut() {
+                    h.on_timeout();
+                }
             }
         }
     }

@@ -4,6 +4,7 @@
 //! into a window (bytes) and, optionally, a pacing rate.
 
 pub mod cubic;
+pub mod hystart;
 pub mod newreno;
 pub mod vegas;
 pub mod westwood;
