@@ -4,6 +4,7 @@
 //! into a window (bytes) and, optionally, a pacing rate.
 
 pub mod cubic;
+pub mod cubic_ns2;
 pub mod hystart;
 pub mod newreno;
 pub mod vegas;
@@ -162,6 +163,8 @@ impl CcKind {
 pub enum Cc {
     NewReno(newreno::NewReno),
     Cubic(cubic::Cubic),
+    /// `cc = "cubic"` with `cubic_variant = "ns2"`.
+    CubicNs2(cubic_ns2::CubicNs2),
     Vegas(vegas::Vegas),
     Westwood(westwood::Westwood),
     Rre(Box<RateFramework<rre::Rre>>),
@@ -176,8 +179,9 @@ impl Cc {
     }
 
     /// [`Cc::new`] with the flow's per-algorithm settings from `cfg`: RFC 3465's L for the
-    /// window-based ones, RRE's feedback delay, `cc = "rre-table6.1"`'s T, B_max and B_min,
-    /// and `cc = "proprate"`'s threshold and gains. (The seeded rate-error injection is set
+    /// window-based ones, `cc = "cubic"`'s variant and HyStart, RRE's feedback delay,
+    /// `cc = "rre-table6.1"`'s T, B_max and B_min, and `cc = "proprate"`'s threshold and
+    /// gains. (The seeded rate-error injection is set
     /// separately, with the seed.)
     pub fn with_config(kind: CcKind, mss: u32, initial_cwnd_bytes: u64, cfg: &TcpConfig) -> Self {
         let prop = |c: proprate::PropRateConfig| {
@@ -188,7 +192,18 @@ impl Cc {
         };
         let mut cc = match kind {
             CcKind::NewReno => Cc::NewReno(newreno::NewReno::new(mss, initial_cwnd_bytes)),
-            CcKind::Cubic => Cc::Cubic(cubic::Cubic::new(mss, initial_cwnd_bytes)),
+            CcKind::Cubic => match cfg.cubic_variant {
+                cubic::CubicVariant::Rfc9438 => Cc::Cubic(cubic::Cubic::with_hystart(
+                    mss,
+                    initial_cwnd_bytes,
+                    cfg.hystart,
+                )),
+                cubic::CubicVariant::Ns2 => Cc::CubicNs2(cubic_ns2::CubicNs2::new(
+                    mss,
+                    initial_cwnd_bytes,
+                    cfg.hystart,
+                )),
+            },
             CcKind::Vegas => Cc::Vegas(vegas::Vegas::new(mss, initial_cwnd_bytes)),
             CcKind::Westwood => Cc::Westwood(westwood::Westwood::new(mss, initial_cwnd_bytes)),
             // The rate-based framework has no initial window: it starts with a burst of
@@ -234,6 +249,7 @@ impl Cc {
         match self {
             Cc::NewReno(c) => c.set_abc_limit(l),
             Cc::Cubic(c) => c.set_abc_limit(l),
+            Cc::CubicNs2(c) => c.set_abc_limit(l),
             Cc::Vegas(c) => c.set_abc_limit(l),
             Cc::Westwood(c) => c.set_abc_limit(l),
             Cc::Rre(_) | Cc::PropRate(_) => {}
@@ -275,6 +291,7 @@ macro_rules! dispatch {
         match $self {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
+            Cc::CubicNs2($c) => $e,
             Cc::Vegas($c) => $e,
             Cc::Westwood($c) => $e,
             Cc::Rre($c) => $e,
@@ -311,6 +328,7 @@ impl CongestionControl for Cc {
         match (self, prior) {
             (Cc::NewReno(c), Cc::NewReno(p)) => c.on_spurious_timeout(now, p),
             (Cc::Cubic(c), Cc::Cubic(p)) => c.on_spurious_timeout(now, p),
+            (Cc::CubicNs2(c), Cc::CubicNs2(p)) => c.on_spurious_timeout(now, p),
             (Cc::Vegas(c), Cc::Vegas(p)) => c.on_spurious_timeout(now, p),
             (Cc::Westwood(c), Cc::Westwood(p)) => c.on_spurious_timeout(now, p),
             (Cc::Rre(c), Cc::Rre(p)) => c.on_spurious_timeout(now, p),

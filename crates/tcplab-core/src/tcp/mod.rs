@@ -11,6 +11,7 @@ pub mod timers;
 pub use endpoint::{Endpoint, EndpointState, ReadChunk, TcpStats};
 pub use timers::Timer;
 
+use crate::cc::cubic::CubicVariant;
 use crate::cc::CcKind;
 use crate::fc::afc::RateSampling;
 use crate::fc::classic::WindowUpdate;
@@ -177,6 +178,13 @@ pub struct TcpConfig {
     /// default. Unlike Linux's default `tcp_ecn = 2` (accept ECN when asked, never ask),
     /// `false` neither asks nor accepts: a flow uses ECN only if both ends set it.
     pub ecn: bool,
+    /// `cc = "cubic"` only: which CUBIC ([`CubicVariant`]): `rfc9438` (the default,
+    /// `cc::cubic`) or `ns2`, CUBIC v2.1 of Linux 2.6.22 as ns-2.35's TCP-Linux runs it
+    /// (`cc::cubic_ns2`).
+    pub cubic_variant: CubicVariant,
+    /// `cc = "cubic"` only: end slow start with Linux 6.x's HyStart (ACK train and delay
+    /// increase, `cc::hystart`). Off by default (RFC 5681 slow start); Linux runs it.
+    pub hystart: bool,
 }
 
 impl Default for TcpConfig {
@@ -226,6 +234,8 @@ impl Default for TcpConfig {
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
             ecn: false,
+            cubic_variant: CubicVariant::Rfc9438,
+            hystart: false,
         }
     }
 }
