@@ -345,6 +345,24 @@ def test_recovery_key_selects_classic_reno_and_defaults_to_auto():
         base.with_overrides({"flows.0.tcp.recovery": "renoo"})
 
 
+def test_cubic_variant_and_hystart_keys_default_to_rfc9438_without_hystart():
+    from tcplab.scenario import variants
+
+    base = tcplab.load(EXAMPLES / "p2p-bulk.toml")
+    tcp = base.canonical["flows"][0]["tcp"]
+    assert (tcp["cubic_variant"], tcp["hystart"]) == ("rfc9438", False)
+    assert variants()["cubic_variant"] == ["rfc9438", "ns2"]
+    sc = base.with_overrides({"flows.0.tcp.cubic_variant": "ns2", "flows.0.tcp.hystart": True})
+    tcp = sc.canonical["flows"][0]["tcp"]
+    assert (tcp["cubic_variant"], tcp["hystart"]) == ("ns2", True)
+    with pytest.raises(tcplab.ScenarioError, match=r'flows.0..tcp.cubic_variant.*unknown value "ns-2" \(did you mean "ns2"\?\)'):
+        base.with_overrides({"flows.0.tcp.cubic_variant": "ns-2"})
+    with pytest.raises(tcplab.ScenarioError, match=r"flows.0..tcp.cubic_variant.*expected one of"):
+        base.with_overrides({"flows.0.tcp.cubic_variant": 2})
+    with pytest.raises(tcplab.ScenarioError, match="flows.0..tcp.hystart.*expected true or false"):
+        base.with_overrides({"flows.0.tcp.hystart": "on"})
+
+
 def test_ecn_key_defaults_to_false_and_reaches_the_run_summary():
     # RFC 3168 ECN is per flow and off by default; a flow's receiver inherits the sender's
     # value unless receiver_tcp sets it.

@@ -237,6 +237,7 @@ TCP_KEYS = [
     "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
     "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
+    "cubic_variant", "hystart",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -593,6 +594,8 @@ class _Parser:
             "rre_b_min": ("rre_b_min", c.time(allow_zero=False)),
             "frto": ("frto", c.boolean),
             "ecn": ("ecn", c.boolean),
+            "cubic_variant": ("cubic_variant", c.choice(variants()["cubic_variant"])),
+            "hystart": ("hystart", c.boolean),
         }
         for key, value in t.items():
             target, conv = convs[key]

@@ -83,6 +83,7 @@ fn variants_json() -> String {
         "fc": variants_of::<tcplab_core::fc::FcKind>(),
         "window_update": variants_of::<tcplab_core::fc::classic::WindowUpdate>(),
         "recovery": variants_of::<tcplab_core::tcp::Recovery>(),
+        "cubic_variant": variants_of::<tcplab_core::cc::cubic::CubicVariant>(),
         "discipline": variants_of::<tcplab_sim::config::Discipline>(),
     })
     .to_string()
