@@ -518,3 +518,36 @@ fn abc_limit_two_doubles_slow_start_per_rtt_with_delayed_acks() {
     let (one, two) = (fct(1), fct(2));
     assert!(two + 0.15 < one, "L = 2: {two} s, L = 1: {one} s");
 }
+
+#[test]
+fn hystart_leaves_slow_start_before_a_deep_buffer_overflows() {
+    // 10 Mbit/s, 100 ms RTT (a BDP of 83 packets) and a 300-packet buffer: RFC 5681 slow
+    // start overshoots it within 2 s; HyStart (the delay test: 4 ms of queue is 3.4
+    // packets) ends slow start near the BDP and nothing is lost in 5 s, with either CUBIC.
+    use tcplab_core::cc::cubic::CubicVariant;
+    let run = |variant, hystart| {
+        let mut s = p2p(
+            "hystart",
+            fixed(10_000_000, 50, 300),
+            fixed(10_000_000, 50, 1000),
+            5,
+        );
+        s.flows[0].tcp.cc = CcKind::Cubic;
+        s.flows[0].tcp.cubic_variant = variant;
+        s.flows[0].tcp.hystart = hystart;
+        let out = run_ok(&s);
+        let f = &out.summary.flows[0];
+        (
+            f.retransmits,
+            out.summary.links[0].drops.queue,
+            f.goodput_mbps,
+        )
+    };
+    for v in [CubicVariant::Rfc9438, CubicVariant::Ns2] {
+        let (on, off) = (run(v, true), run(v, false));
+        eprintln!("{v:?}: hystart (retransmits, drops, goodput) {on:?}, without {off:?}");
+        assert_eq!((on.0, on.1), (0, 0), "{v:?}");
+        assert!(off.0 > 0 && off.1 > 0, "{v:?}");
+        assert!(on.2 > 6.0, "{v:?}: goodput {}", on.2);
+    }
+}
