@@ -190,45 +190,41 @@ fn above_fifty_packets_cubic_2_1_regrows_faster_after_a_timeout() {
 
 #[test]
 fn hystart_leaves_slow_start_when_the_rtt_rises_by_the_delay_threshold() {
-    // A 100 ms path with a 30-packet pipe: every packet beyond it queues 1 ms. delay_min =
-    // 100 ms, so the threshold is clamp(100 / 8, 4, 16) = 12.5 ms: HyStart ends slow start
-    // in the first round whose smallest RTT (of 8 samples) exceeds 112.5 ms, i.e. once the
-    // window at the round's start is at least 30 + 13 = 43 packets -- before a 40-packet
-    // buffer (cwnd 70) overflows. The ACKs are more than 2 ms apart: no ACK train.
-    let base = Duration::from_millis(100);
-    let queued = |_: u64, cwnd: u64| base + Duration::from_millis(cwnd.saturating_sub(30));
-    for variant in [CubicVariant::Rfc9438, CubicVariant::Ns2] {
-        let mut on = Clock::new(variant, true, 10);
-        let mut off = Clock::new(variant, false, 10);
-        let mut starts = Vec::new();
-        while on.hystart_exit().is_none() && on.cwnd_pkts() < 1000 {
-            starts.push(on.cwnd_pkts());
-            on.round(base, |_, n| Duration(base.0 / n), queued);
-            off.round(base, |_, n| Duration(base.0 / n), queued);
+    // Rounds of ACKs 3 ms apart (no ACK train) whose RTT is the path's for three rounds (10,
+    // 15, 23 packets), then rises by the threshold less 0.1 ms (35 packets: no exit), then
+    // by the threshold plus 0.1 ms (53 packets). The threshold is clamp(delay_min / 8,
+    // 4 ms, 16 ms): 12.5 ms on a 100 ms path, 4 ms on a 20 ms one, 16 ms on a 200 ms one.
+    // The test needs 8 samples: it fires on the round's 9th ACK, 8 packets of slow start
+    // into it, and ssthresh is cwnd then -- slow start ends before a buffer of, say, 40
+    // packets over a 30-packet pipe overflows (cwnd 70), where RFC 5681's goes on.
+    for (base_ms, threshold_us) in [(100, 12_500), (20, 4_000), (200, 16_000)] {
+        for variant in [CubicVariant::Rfc9438, CubicVariant::Ns2] {
+            let base = Duration::from_millis(base_ms);
+            let extra = |round: usize| match round {
+                0..=2 => 0,
+                3 => threshold_us - 100,
+                _ => threshold_us + 100,
+            };
+            let mut on = Clock::new(variant, true, 10);
+            let mut off = Clock::new(variant, false, 10);
+            let mut starts = Vec::new();
+            for k in 0..5 {
+                starts.push(on.cwnd_pkts());
+                let rtt = base + Duration::from_micros(extra(k));
+                let gap = |_, _| Duration::from_millis(3);
+                let period = Duration::from_millis(3 * 30 + 1);
+                on.round(period, gap, |_, _| rtt);
+                off.round(period, gap, |_, _| rtt);
+            }
+            let what = format!("{variant:?} on a {base_ms} ms path");
+            eprintln!("{what}: round starts {starts:?}, cwnd {}", on.cwnd_pkts());
+            assert_eq!(starts, [10, 15, 23, 35, 53], "{what}");
+            assert_eq!(on.hystart_exit(), Some(Exit::Delay), "{what}");
+            assert_eq!(on.cc.ssthresh(), (53 + 8) * MSS, "{what}");
+            // Without HyStart slow start goes on (until a loss).
+            assert_eq!(off.cc.ssthresh(), u64::MAX, "{what}");
+            assert!(off.cwnd_pkts() > 70, "{what}");
         }
-        let exit = on.cwnd_pkts();
-        eprintln!("{variant:?}: round starts {starts:?}, exit at cwnd {exit}");
-        assert_eq!(on.hystart_exit(), Some(Exit::Delay), "{variant:?}");
-        let round_start = *starts.last().unwrap();
-        assert!(
-            round_start >= 43,
-            "{variant:?}: exit in the round from {round_start}"
-        );
-        assert!(
-            starts[starts.len() - 2] < 43,
-            "{variant:?}: the round before qualified"
-        );
-        // The test needs 8 samples: it fires on the round's 9th ACK, 8 packets of slow start
-        // into it, and ssthresh is cwnd then -- below the 70 packets that overflow.
-        assert_eq!(on.cc.ssthresh(), (round_start + 8) * MSS, "{variant:?}");
-        assert!(
-            on.cc.ssthresh() < 70 * MSS && exit < 70,
-            "{variant:?}: exit at {exit}"
-        );
-        // Without HyStart slow start goes on (until a loss).
-        assert_eq!(off.cc.ssthresh(), u64::MAX);
-        off.plain(base);
-        assert!(off.cwnd_pkts() > 70);
     }
 }
 
@@ -264,29 +260,28 @@ fn hystart_leaves_slow_start_on_a_train_of_acks_spanning_half_the_min_rtt() {
 
 #[test]
 fn hystart_waits_for_16_packets_and_starts_over_after_a_timeout() {
-    // Below hystart_low_window nothing triggers, however high the RTT climbs.
-    let rtt = |_: u64, cwnd: u64| Duration::from_millis(40 + 10 * cwnd);
+    // A 2 ms path with ACKs 1 ms apart: the train threshold is (2 + 1) / 2 = 1.5 ms, so
+    // the third ACK of any round would end slow start -- but not below 16 packets, where
+    // HyStart does nothing, not even extend a train. Rounds start at 4, 6, 9 and 14; in the
+    // last the third ACK finds cwnd at 16, 2 ms (<= 2 ms) after the round's first: a train
+    // 2 ms long, and slow start ends at ssthresh = 16.
+    let rtt = Duration::from_millis(2);
     let mut c = Clock::new(CubicVariant::Rfc9438, true, 4);
-    c.round(
-        Duration::from_millis(40),
-        |_, _| Duration::from_millis(5),
-        rtt,
-    );
-    c.round(
-        Duration::from_millis(40),
-        |_, _| Duration::from_millis(5),
-        rtt,
-    );
-    assert!(c.cwnd_pkts() < 16 && c.hystart_exit().is_none());
-    // An exit, then a timeout: found and delay_min are forgotten (Linux's bictcp_reset).
-    let mut c = Clock::new(CubicVariant::Rfc9438, true, 10);
-    while c.hystart_exit().is_none() {
-        c.round(
-            Duration::from_millis(40),
-            |_, _| Duration::from_millis(1),
-            |_, _| Duration::from_millis(40),
-        );
+    let mut starts = Vec::new();
+    while c.hystart_exit().is_none() && c.cwnd_pkts() < 1000 {
+        starts.push(c.cwnd_pkts());
+        let period = Duration::from_millis(c.cwnd_pkts() + 2);
+        c.round(period, |_, _| Duration::from_millis(1), |_, _| rtt);
     }
+    eprintln!(
+        "round starts {starts:?}, ssthresh {}",
+        c.cc.ssthresh() / MSS
+    );
+    assert_eq!(starts, [4, 6, 9, 14]);
+    assert_eq!(c.hystart_exit(), Some(Exit::AckTrain));
+    assert_eq!(c.cc.ssthresh(), 16 * MSS);
+    // A timeout: the exit and delay_min are forgotten (Linux's bictcp_reset) and slow start
+    // runs to the new ssthresh, where HyStart may end it again.
     c.event(CongestionEvent::Timeout);
     match &c.cc {
         Cc::Cubic(x) => {

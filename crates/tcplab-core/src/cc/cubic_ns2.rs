@@ -556,6 +556,34 @@ mod tests {
     }
 
     #[test]
+    fn tcp_friendliness_lifts_cwnd_off_the_cubic_plateau() {
+        // A loss at 10 packets: ssthresh 7, one more packet of slow start (cwnd <= ssthresh),
+        // the epoch at 8 with K = cbrt(cube_factor x 2) = 1750 (1.7 s); the target stays at
+        // 10 while |t - K| < 1.36 s (0.4 (t - K)^3 < 1), so the cubic part alone holds cwnd
+        // at 10 (cnt = 100 cwnd). W_tcp, one more every (10 x 23) >> 3 = 28 ACKs from 8 at
+        // the epoch's start, passes 10 after about 60 ACKs, and then cnt = cwnd / (W_tcp -
+        // cwnd).
+        let r = RttEstimator::default();
+        let mut c = CubicNs2::new(1000, 10_000, false);
+        c.on_congestion_event(
+            Instant::from_millis(9_000),
+            CongestionEvent::FastRecovery,
+            0,
+            &r,
+        );
+        let mut t = 10_000;
+        while t < 12_600 {
+            c.on_ack(Instant::from_millis(t), &ack(2, 100), &r);
+            t += 20;
+        }
+        let s = c.state();
+        assert_eq!((s.last_max_cwnd, s.k, s.origin), (10, 1750, 10));
+        assert!(s.tcp_cwnd > 10 && s.cwnd > 10, "{s:?}");
+        // Still on the plateau: the cubic target alone would not have grown it.
+        assert!(bic_target(10, 1750, ((t - 20 - 10_020 + 100) << 10) / 1000) <= 10);
+    }
+
+    #[test]
     fn no_growth_unless_the_flight_fills_cwnd() {
         let r = RttEstimator::default();
         let mut c = CubicNs2::new(1000, 10_000, false);
