@@ -578,6 +578,7 @@ class Gen:
             "proprate_k_drain": lambda: r.choice([0.75, 0.5, round(r.uniform(0.001, 0.999), 4)]) if not ext() else r.choice([5e-324, math.nextafter(1.0, 0.0)]),
             "frto": lambda: r.random() < 0.7,
             "ecn": lambda: r.random() < 0.5,
+            "hystart": lambda: r.random() < 0.5,
             "rsfc_threshold": lambda: r.choice(["rtt_min", self.time(log_uniform(r, 1, S))]) if not ext() else self.time(r.choice([1, huge()])),
             "rsfc_minima_updates": lambda: r.random() < 0.5,
             "rsfc_initial_window_pkts": lambda: r.choice([1, 10, r.randint(1, 100)]) if not ext() else 2**20,
