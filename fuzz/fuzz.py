@@ -102,6 +102,14 @@ def quantity(rng: random.Random, value: int, units: list[tuple[str, int]]) -> st
     return f"{text}{' ' if rng.random() < 0.1 else ''}{unit}"
 
 
+def _timestamps_off(tcp: dict[str, Any]) -> bool:
+    """A TCP table without timestamps: given as false, or left to a stack profile that
+    turns them off (docs/profiles.md; `tcplab.scenario.effective_tcp`)."""
+    from tcplab.scenario import effective_tcp
+
+    return effective_tcp(tcp, "timestamps") is False
+
+
 def log_uniform(rng: random.Random, lo: float, hi: float) -> int:
     return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
 
@@ -579,6 +587,7 @@ class Gen:
             "frto": lambda: r.random() < 0.7,
             "ecn": lambda: r.random() < 0.5,
             "hystart": lambda: r.random() < 0.5,
+            "cwnd_limited_growth": lambda: r.random() < 0.5,
             "rsfc_threshold": lambda: r.choice(["rtt_min", self.time(log_uniform(r, 1, S))]) if not ext() else self.time(r.choice([1, huge()])),
             "rsfc_minima_updates": lambda: r.random() < 0.5,
             "rsfc_initial_window_pkts": lambda: r.choice([1, 10, r.randint(1, 100)]) if not ext() else 2**20,
@@ -736,7 +745,7 @@ class Gen:
             recv |= f.get("tcp", {}) | {k: f[k] for k in ("cc", "fc") if k in f}
             if "receiver_tcp" in f or "receiver_tcp" in defaults:
                 recv |= defaults.get("receiver_tcp", {}) | f.get("receiver_tcp", {})
-            if recv.get("fc") == "rsfc" and recv.get("timestamps") is False:
+            if recv.get("fc") == "rsfc" and _timestamps_off(recv):
                 f.setdefault("receiver_tcp", {})["timestamps"] = True
                 self.use("flow.receiver_tcp")
             flows.append(f)
@@ -874,7 +883,7 @@ class Gen:
             recv |= w.get("tcp", {}) | {k: w[k] for k in ("cc", "fc") if k in w}
             if "receiver_tcp" in w or "receiver_tcp" in defaults:
                 recv |= defaults.get("receiver_tcp", {}) | w.get("receiver_tcp", {})
-            if recv.get("fc") == "rsfc" and recv.get("timestamps") is False:
+            if recv.get("fc") == "rsfc" and _timestamps_off(recv):
                 w.setdefault("receiver_tcp", {})["timestamps"] = True
                 self.use("workload.receiver_tcp")
             out.append(w)
@@ -922,7 +931,7 @@ class Gen:
                 self.use("page.server_tcp")
             # RSFC reads timestamps: a valid page's client keeps them on.
             client_tcp = dict(defaults.get("tcp", {})) | pg.get("tcp", {})
-            if client_tcp.get("fc") == "rsfc" and client_tcp.get("timestamps") is False:
+            if client_tcp.get("fc") == "rsfc" and _timestamps_off(client_tcp):
                 pg.setdefault("tcp", {})["timestamps"] = True
             out.append(pg)
         return out

@@ -345,12 +345,15 @@ def test_recovery_key_selects_classic_reno_and_defaults_to_auto():
         base.with_overrides({"flows.0.tcp.recovery": "renoo"})
 
 
-def test_cubic_variant_and_hystart_keys_default_to_rfc9438_without_hystart():
+def test_cubic_variant_and_hystart_keys_follow_the_profile():
     from tcplab.scenario import variants
 
     base = tcplab.load(EXAMPLES / "p2p-bulk.toml")
     tcp = base.canonical["flows"][0]["tcp"]
-    assert (tcp["cubic_variant"], tcp["hystart"]) == ("rfc9438", False)
+    # The default `linux` profile: RFC 9438 CUBIC with HyStart (docs/profiles.md).
+    assert (tcp["cubic_variant"], tcp["hystart"]) == ("rfc9438", True)
+    tcp = base.with_overrides({"defaults.tcp.profile": "ns2"}).canonical["flows"][0]["tcp"]
+    assert (tcp["cubic_variant"], tcp["hystart"]) == ("ns2", False)
     assert variants()["cubic_variant"] == ["rfc9438", "ns2"]
     sc = base.with_overrides({"flows.0.tcp.cubic_variant": "ns2", "flows.0.tcp.hystart": True})
     tcp = sc.canonical["flows"][0]["tcp"]
@@ -420,3 +423,31 @@ def test_custom_routes_prefer_fewer_hops_over_listing_order():
     tx = {l["name"]: l["tx_packets"] for l in res.summary["links"]}
     assert tx["a->c"] > 0 and tx["c->d"] > 0
     assert tx["a->b"] == 0 and tx["x->d"] == 0
+
+
+def test_a_profile_fills_what_is_not_given_and_explicit_keys_win():
+    # docs/profiles.md: the merged table's profile fills the keys it sets that neither
+    # [defaults.tcp] nor the flow gives; the canonical scenario carries every value.
+    from tcplab.scenario import profiles
+
+    base = tcplab.load(EXAMPLES / "p2p-bulk.toml")
+    linux = base.canonical["flows"][0]["tcp"]
+    assert linux["profile"] == profiles()["default"] == "linux"
+    assert (linux["rto_rule"], linux["rtt_source"], linux["ssthresh_rule"], linux["min_rto"]) == (
+        "linux", "linux", "cwnd", 200_000_000)
+    sc = base.with_overrides({"defaults.tcp.profile": "ns3", "defaults.tcp.min_rto": "300ms",
+                              "flows.0.tcp.frto": True})
+    t = sc.canonical["flows"][0]["tcp"]
+    assert t["profile"] == "ns3"
+    assert (t["rtt_source"], t["ssthresh_rule"], t["delayed_ack_timeout"], t["nagle"]) == (
+        "tsecr", "pipe", 200_000_000, False)
+    assert (t["min_rto"], t["frto"]) == (300_000_000, True)  # given explicitly: they win
+    # A flow's own profile beats the defaults' one, whose explicit keys still apply.
+    t = base.with_overrides({"defaults.tcp.profile": "ns3", "defaults.tcp.min_rto": "300ms",
+                             "flows.0.tcp.profile": "ns2"}).canonical["flows"][0]["tcp"]
+    assert (t["profile"], t["initial_rto"], t["sack"], t["min_rto"]) == ("ns2", 3_000_000_000, False, 300_000_000)
+    with pytest.raises(tcplab.ScenarioError, match=r'defaults.tcp.profile.*unknown value "bsd"'):
+        base.with_overrides({"defaults.tcp.profile": "bsd"})
+    # RSFC needs the receiver's timestamps: a profile that turns them off is named.
+    with pytest.raises(tcplab.ScenarioError, match=r'needs timestamps = true \(profile "ns2" sets it false\)'):
+        base.with_overrides({"defaults.tcp.profile": "ns2", "flows.0.fc": "rsfc"})

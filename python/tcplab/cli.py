@@ -176,6 +176,9 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--jobs", type=int, metavar="N", help="parallel simulations (default: all cores)")
     rp.add_argument("--scheduler", metavar="ADDRESS", help="run on a running Dask scheduler's workers (tcp://host:8786) instead of local threads")
     rp.add_argument("--seed", type=_seed, metavar="N", help="seed for every run (default: each scenario's own)")
+    rp.add_argument("--profile", choices=["linux", "ns3", "ns2", "rfc"], metavar="NAME",
+                    help="run every scenario under this TCP stack profile (linux, ns3, ns2, rfc; docs/profiles.md) "
+                         "instead of the rules the reproduction was validated with")
     return p
 
 
@@ -580,7 +583,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("out") / f"reproduce-{args.paper}"
     check_out_dir(out)
     rep = reproduce(args.paper, quick=args.quick, out=out, jobs=args.jobs, seed=args.seed, progress=not args.json,
-                    scheduler=args.scheduler)
+                    scheduler=args.scheduler, profile=args.profile)
     written = rep.write(out)
     if args.json:
         sys.stdout.write(json.dumps(rep.to_json(), indent=2) + "\n")

@@ -36,6 +36,25 @@ def _ext() -> Any:
 
 
 _variants: dict[str, list[str]] | None = None
+_profiles: dict[str, Any] | None = None
+
+
+def profiles() -> dict[str, Any]:
+    """The stack profiles (docs/profiles.md), from the Rust table: ``{"default": name,
+    "keys": [...], "profiles": {name: {key: value}}}`` in canonical units."""
+    global _profiles
+    if _profiles is None:
+        _profiles = json.loads(_ext().profiles_json())
+    return _profiles
+
+
+def effective_tcp(tcp: Mapping[str, Any], key: str) -> Any:
+    """A TCP table's value of a profile key: given explicitly, or its profile's (the Rust
+    side resolves canonical scenarios the same way); None for a key no profile sets."""
+    if key in tcp:
+        return tcp[key]
+    p = profiles()
+    return p["profiles"][tcp.get("profile", p["default"])].get(key)
 
 
 def variants() -> dict[str, list[str]]:
@@ -238,6 +257,7 @@ TCP_KEYS = [
     "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
     "cubic_variant", "hystart",
+    "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -585,7 +605,7 @@ class _Parser:
             "rsfc_rho_increase": ("rsfc_rho_increase", self._rsfc_rho_increase),
             "rate_error_cv": ("rate_error_cv", self._cv),
             "rre_feedback_delay": ("rre_feedback_delay", c.choice(["rtt_min", "buffer_plus_rtt_min", "srtt"])),
-            "abc_limit_pkts": ("abc_limit_pkts", c.integer(1, 64)),
+            "abc_limit_pkts": ("abc_limit_pkts", c.integer(0, 2**32 - 1)),
             "proprate_threshold": ("proprate_threshold", c.time(allow_zero=False)),
             "proprate_k_fill": ("proprate_k_fill", self._gain(above_one=True)),
             "proprate_k_drain": ("proprate_k_drain", self._gain(above_one=False)),
@@ -596,6 +616,12 @@ class _Parser:
             "ecn": ("ecn", c.boolean),
             "cubic_variant": ("cubic_variant", c.choice(variants()["cubic_variant"])),
             "hystart": ("hystart", c.boolean),
+            "profile": ("profile", c.choice(variants()["profile"])),
+            "rtt_source": ("rtt_source", c.choice(variants()["rtt_source"])),
+            "rto_rule": ("rto_rule", c.choice(variants()["rto_rule"])),
+            "ssthresh_rule": ("ssthresh_rule", c.choice(variants()["ssthresh_rule"])),
+            "rto_restart": ("rto_restart", c.choice(variants()["rto_restart"])),
+            "cwnd_limited_growth": ("cwnd_limited_growth", c.boolean),
         }
         for key, value in t.items():
             target, conv = convs[key]
@@ -860,7 +886,7 @@ class _Parser:
             server_tcp = None
             if "server_tcp" in t:
                 server_tcp = dict(tcp) | self.tcp(t["server_tcp"], _join(p, "server_tcp"))
-            if tcp.get("fc") == "rsfc" and tcp.get("timestamps") is False:
+            if tcp.get("fc") == "rsfc" and effective_tcp(tcp, "timestamps") is False:
                 raise c.error(_join(p, "tcp.timestamps"), 'fc = "rsfc" reads delays off TCP timestamps (RSFC paper III-D); '
                               "the receiver needs timestamps = true")
             out.append({
@@ -913,10 +939,11 @@ class _Parser:
             if "receiver_tcp" in t:
                 rtcp |= self.tcp(t["receiver_tcp"], _join(p, "receiver_tcp"))
         recv = rtcp if rtcp is not None else tcp
-        if recv.get("fc") == "rsfc" and recv.get("timestamps") is False:
+        if recv.get("fc") == "rsfc" and effective_tcp(recv, "timestamps") is False:
             where = "receiver_tcp.timestamps" if rtcp is not None else "tcp.timestamps"
+            why = "" if "timestamps" in recv else f' (profile "{recv.get("profile", profiles()["default"])}" sets it false)'
             raise c.error(_join(p, where), 'fc = "rsfc" reads delays off TCP timestamps (RSFC paper III-D); '
-                          "the receiver needs timestamps = true")
+                          f"the receiver needs timestamps = true{why}")
         return tcp, rtcp
 
     def workloads(self, raw: Mapping[str, Any], topo: _Topology) -> list[dict[str, Any]]:

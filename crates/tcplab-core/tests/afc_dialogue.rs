@@ -20,7 +20,7 @@ fn afc_cfg() -> TcpConfig {
         delayed_ack: false,
         window_scale: false,
         fc: FcKind::Afc,
-        ..TcpConfig::default()
+        ..common::rfc_rules()
     }
 }
 

@@ -8,7 +8,7 @@ use tcplab_core::cc::cubic::CubicVariant;
 use tcplab_core::cc::hystart::Exit;
 use tcplab_core::cc::{AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
 use tcplab_core::tcp::rtt::RttEstimator;
-use tcplab_core::tcp::TcpConfig;
+use tcplab_core::tcp::{Profile, TcpConfig};
 use tcplab_core::{Duration, Instant};
 
 const MSS: u64 = 1000;
@@ -26,6 +26,8 @@ impl Clock {
         let cfg = TcpConfig {
             cubic_variant: variant,
             hystart,
+            // RFC 5681 slow start (one segment per ACK), which the figures below assume.
+            abc_limit_pkts: 1,
             ..TcpConfig::default()
         };
         Clock {
@@ -293,11 +295,24 @@ fn hystart_waits_for_16_packets_and_starts_over_after_a_timeout() {
 }
 
 #[test]
-fn defaults_are_rfc9438_without_hystart() {
+fn profiles_choose_the_cubic_and_hystart() {
+    // The default `linux` profile runs RFC 9438 CUBIC with HyStart, as Linux does; `rfc`
+    // has no HyStart (RFC 9406's HyStart++ is another algorithm), `ns2` CUBIC 2.1 without.
     let d = TcpConfig::default();
-    assert_eq!((d.cubic_variant, d.hystart), (CubicVariant::Rfc9438, false));
+    assert_eq!((d.cubic_variant, d.hystart), (CubicVariant::Rfc9438, true));
     match Cc::with_config(CcKind::Cubic, 1448, 14480, &d) {
+        Cc::Cubic(c) => assert!(c.hystart().is_some()),
+        other => panic!("{other:?}"),
+    }
+    let rfc = TcpConfig::for_profile(Profile::Rfc);
+    assert_eq!(
+        (rfc.cubic_variant, rfc.hystart),
+        (CubicVariant::Rfc9438, false)
+    );
+    match Cc::with_config(CcKind::Cubic, 1448, 14480, &rfc) {
         Cc::Cubic(c) => assert!(c.hystart().is_none()),
         other => panic!("{other:?}"),
     }
+    let ns2 = TcpConfig::for_profile(Profile::Ns2);
+    assert_eq!((ns2.cubic_variant, ns2.hystart), (CubicVariant::Ns2, false));
 }

@@ -7,9 +7,14 @@ use common::script::{drain, ms, one, synack, IRS, ISS, NS};
 
 use common::{run, Channel, Scenario};
 use tcplab_core::segment::payload_tag;
-use tcplab_core::tcp::{Endpoint, EndpointState, TcpConfig, Timer};
+use tcplab_core::tcp::{
+    Endpoint, EndpointState, RtoRule, RttSource, SsthreshRule, TcpConfig, Timer,
+};
 use tcplab_core::{Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions, Timestamps};
 
+/// The RFC rules these dialogues check (RFC 6298's RTO, RFC 5681's FlightSize, Karn's
+/// send-time samples, one segment per slow-start ACK) on the default profile's other keys;
+/// tests/profiles.rs checks the other profiles' rules.
 fn cfg() -> TcpConfig {
     TcpConfig {
         mss: 1000,
@@ -17,6 +22,10 @@ fn cfg() -> TcpConfig {
         snd_buf_bytes: 64_000,
         min_rto: Duration::from_millis(200),
         initial_rto: Duration::from_secs(1),
+        rto_rule: RtoRule::Rfc6298,
+        ssthresh_rule: SsthreshRule::FlightSize,
+        rtt_source: RttSource::SendTime,
+        abc_limit_pkts: 1,
         ..TcpConfig::default()
     }
 }

@@ -19,6 +19,11 @@ fn cfg(ecn: bool) -> TcpConfig {
         timestamps: false,
         sack: false,
         ecn,
+        // RFC 5681's FlightSize / 2 and RFC 6298's RTO, whose figures the comments give.
+        ssthresh_rule: tcplab_core::tcp::SsthreshRule::FlightSize,
+        rto_rule: tcplab_core::tcp::RtoRule::Rfc6298,
+        rtt_source: tcplab_core::tcp::RttSource::SendTime,
+        abc_limit_pkts: 1,
         ..TcpConfig::default()
     }
 }

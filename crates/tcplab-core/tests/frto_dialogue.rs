@@ -14,7 +14,7 @@ fn cfg(frto: bool) -> TcpConfig {
         min_rto: Duration::from_millis(200),
         timestamps: false,
         frto,
-        ..TcpConfig::default()
+        ..common::rfc_rules()
     }
 }
 

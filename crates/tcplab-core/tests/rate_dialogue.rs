@@ -123,7 +123,7 @@ fn cfg(cc: CcKind, sack: bool) -> TcpConfig {
         sack,
         rcv_buf_bytes: 1 << 20,
         snd_buf_bytes: 1 << 20,
-        ..TcpConfig::default()
+        ..common::rfc_rules()
     }
 }
 

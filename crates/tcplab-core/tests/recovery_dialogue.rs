@@ -16,7 +16,7 @@ fn cfg(recovery: Recovery) -> TcpConfig {
         min_rto: Duration::from_millis(200),
         timestamps: false,
         recovery,
-        ..TcpConfig::default()
+        ..common::rfc_rules()
     }
 }
 

@@ -26,7 +26,7 @@ fn rsfc_cfg() -> TcpConfig {
         window_scale: false,
         ts_granularity: G,
         fc: FcKind::Rsfc,
-        ..TcpConfig::default()
+        ..common::rfc_rules()
     }
 }
 
@@ -220,7 +220,7 @@ fn upload(receiver_fc: FcKind, g: Duration) -> (Duration, Instant, Endpoint) {
     let client = TcpConfig {
         cc: CcKind::Cubic,
         ts_granularity: g,
-        ..TcpConfig::default()
+        ..common::rfc_rules()
     };
     let server = TcpConfig {
         fc: receiver_fc,

@@ -15,7 +15,7 @@ fn sender() -> Endpoint {
         snd_buf_bytes: 200_000,
         min_rto: Duration::from_millis(200),
         timestamps: false,
-        ..TcpConfig::default()
+        ..common::rfc_rules()
     };
     let mut a = Endpoint::new(cfg, SeqNo(ISS));
     a.connect(ms(0));

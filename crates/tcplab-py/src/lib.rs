@@ -30,10 +30,7 @@ fn sim_error(e: &SimError) -> PyErr {
 fn parse_scenario(canonical_json: &str) -> PyResult<Scenario> {
     // The path of the offending field ("topology.downlink.rate.opportunity_bytes") comes
     // with the error, so a value the Rust field cannot hold is reported at its key.
-    let de = &mut serde_json::Deserializer::from_str(canonical_json);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        SimulationError::new_err(("scenario_json", format!("{}: {}", e.path(), e.inner())))
-    })
+    Scenario::from_json(canonical_json).map_err(|e| SimulationError::new_err(("scenario_json", e)))
 }
 
 /// Check that `canonical_json` deserialises into `tcplab_sim::config::Scenario` (the
@@ -44,6 +41,30 @@ fn check_scenario_json(canonical_json: &str) -> PyResult<String> {
     let sc = parse_scenario(canonical_json)?;
     tcplab_sim::validate::validate(&sc).map_err(|e| sim_error(&e))?;
     Ok(serde_json::to_string(&sc).expect("Scenario serialises"))
+}
+
+/// The stack profiles as JSON: `{"default": name, "keys": [...], "profiles": {name: {key:
+/// value}}}`, each profile's values of `TcpConfig::PROFILE_KEYS` (docs/profiles.md). The
+/// Python layer resolves a TCP table's profile with them, so canonical scenarios are
+/// explicit.
+#[pyfunction]
+fn profiles_json() -> String {
+    use tcplab_core::tcp::{Profile, TcpConfig};
+    let mut profiles = serde_json::Map::new();
+    for p in Profile::ALL {
+        let all = serde_json::to_value(TcpConfig::for_profile(p)).expect("TcpConfig serialises");
+        let rows: serde_json::Map<String, serde_json::Value> = TcpConfig::PROFILE_KEYS
+            .iter()
+            .map(|k| (k.to_string(), all[*k].clone()))
+            .collect();
+        profiles.insert(p.name().to_string(), rows.into());
+    }
+    serde_json::json!({
+        "default": Profile::default().name(),
+        "keys": TcpConfig::PROFILE_KEYS,
+        "profiles": profiles,
+    })
+    .to_string()
 }
 
 /// Defaults of the Rust side as JSON: `{"tcp": TcpConfig, "record": RecordSpec, "queue": QueueSpec}`.
@@ -84,6 +105,11 @@ fn variants_json() -> String {
         "window_update": variants_of::<tcplab_core::fc::classic::WindowUpdate>(),
         "recovery": variants_of::<tcplab_core::tcp::Recovery>(),
         "cubic_variant": variants_of::<tcplab_core::cc::cubic::CubicVariant>(),
+        "profile": variants_of::<tcplab_core::tcp::Profile>(),
+        "rtt_source": variants_of::<tcplab_core::tcp::RttSource>(),
+        "rto_rule": variants_of::<tcplab_core::tcp::RtoRule>(),
+        "ssthresh_rule": variants_of::<tcplab_core::tcp::SsthreshRule>(),
+        "rto_restart": variants_of::<tcplab_core::tcp::RtoRestart>(),
         "discipline": variants_of::<tcplab_sim::config::Discipline>(),
     })
     .to_string()
@@ -154,6 +180,7 @@ fn _tcplab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(variants_json, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles_json, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info_json, m)?)?;
     Ok(())
 }

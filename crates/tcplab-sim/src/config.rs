@@ -38,6 +38,15 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Reads a canonical scenario: [`resolve_tcp_profiles`], then serde. Errors carry the
+    /// path of the offending field ("topology.downlink.rate").
+    pub fn from_json(text: &str) -> Result<Scenario, String> {
+        let mut v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        resolve_tcp_profiles(&mut v)?;
+        serde_path_to_error::deserialize(v).map_err(|e| format!("{}: {}", e.path(), e.inner()))
+    }
+
     /// Flows and page connections: each is a TCP connection of the world, flows first, then
     /// every page's connections in order.
     pub fn connection_count(&self) -> usize {
@@ -659,4 +668,92 @@ pub enum ReadProfile {
 
 fn default_read_tick() -> Duration {
     Duration::from_millis(1)
+}
+
+/// Fills in each TCP table (`tcp`, `receiver_tcp`, `server_tcp`) the keys its stack profile
+/// sets ([`TcpConfig::PROFILE_KEYS`], docs/profiles.md) that the table does not give: a
+/// canonical scenario from the Python layer has them all already, a hand-written one may
+/// name only `profile`. Keys given explicitly win, as in the Python layer.
+pub fn resolve_tcp_profiles(v: &mut serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                if matches!(k.as_str(), "tcp" | "receiver_tcp" | "server_tcp") {
+                    if let Value::Object(t) = child {
+                        let profile = match t.get("profile") {
+                            None => tcplab_core::tcp::Profile::default(),
+                            Some(p) => serde_json::from_value(p.clone())
+                                .map_err(|e| format!("{k}.profile: {e}"))?,
+                        };
+                        let rows = serde_json::to_value(TcpConfig::for_profile(profile))
+                            .expect("TcpConfig serialises");
+                        for key in TcpConfig::PROFILE_KEYS {
+                            if !t.contains_key(key) {
+                                t.insert(key.to_string(), rows[key].clone());
+                            }
+                        }
+                        continue;
+                    }
+                }
+                resolve_tcp_profiles(child)?;
+            }
+        }
+        Value::Array(items) => {
+            for x in items {
+                resolve_tcp_profiles(x)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod profile_tests {
+    use super::*;
+    use tcplab_core::tcp::Profile;
+
+    /// Every key on which two profiles differ is one the resolver fills: a profile row
+    /// missing from PROFILE_KEYS would be silently ignored by the scenario layer.
+    #[test]
+    fn profile_keys_cover_every_difference() {
+        let tables: Vec<serde_json::Value> = Profile::ALL
+            .iter()
+            .map(|&p| serde_json::to_value(TcpConfig::for_profile(p)).unwrap())
+            .collect();
+        let keys = tables[0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>();
+        for k in keys {
+            let differs = tables.iter().any(|t| t[&k] != tables[0][&k]);
+            assert!(
+                !differs || TcpConfig::PROFILE_KEYS.contains(&k.as_str()),
+                "{k} differs between profiles but is not in PROFILE_KEYS"
+            );
+        }
+        for k in TcpConfig::PROFILE_KEYS {
+            assert!(tables[0].get(k).is_some(), "{k} is not a TcpConfig field");
+        }
+    }
+
+    #[test]
+    fn a_named_profile_fills_what_is_not_given() {
+        let mut v = serde_json::json!({"flows": [{"tcp": {"profile": "ns2", "min_rto": 1_000_000_000u64}}]});
+        resolve_tcp_profiles(&mut v).unwrap();
+        let t: TcpConfig = serde_json::from_value(v["flows"][0]["tcp"].clone()).unwrap();
+        let ns2 = TcpConfig::for_profile(Profile::Ns2);
+        assert_eq!(t.min_rto, tcplab_core::Duration::from_secs(1));
+        assert_eq!(
+            (t.initial_rto, t.sack, t.delayed_ack),
+            (ns2.initial_rto, false, false)
+        );
+        assert_eq!(t.profile, Profile::Ns2);
+        let mut bad = serde_json::json!({"tcp": {"profile": "bsd"}});
+        let e = resolve_tcp_profiles(&mut bad).unwrap_err();
+        assert!(e.starts_with("tcp.profile: unknown variant `bsd`"), "{e}");
+    }
 }

@@ -146,7 +146,9 @@ fn class2_finite_flow_stopped_exactly_when_its_last_byte_is_written() {
 #[test]
 fn class2_flow_stopped_before_it_starts_sending() {
     for snd_buf in [MSS, 4 << 20] {
-        let mut s = stopped_flows(1, TEN_MB, Some(1_000_000), 5);
+        // 10 s: time for 4 MiB at 10 Mbit/s and slow start's losses in a 1000-packet
+        // queue under any profile (the default `linux` one needs more than 5 s).
+        let mut s = stopped_flows(1, TEN_MB, Some(1_000_000), 10);
         s.flows[0].tcp.snd_buf_bytes = snd_buf;
         let out = run_ok(&s);
         let f = &out.summary.flows[0];

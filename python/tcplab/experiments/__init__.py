@@ -16,6 +16,7 @@ import json
 import math
 import os
 import sys
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -92,9 +93,15 @@ class Report:
     #: Free-form paragraphs: set-up, modelling differences, what is left out.
     notes: list[str] = field(default_factory=list)
     quick: bool = False
+    #: The stack profile of `--profile` (docs/profiles.md); None: the validated TCP rules.
+    profile: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"paper": self.paper, "rows": [r.to_dict() for r in self.rows]}
+        out: dict[str, Any] = {"paper": self.paper}
+        if self.profile is not None:
+            out["profile"] = self.profile
+        out["rows"] = [r.to_dict() for r in self.rows]
+        return out
 
     def unexplained(self) -> list[Row]:
         """Rows that differ from the paper by more than 20% without a note."""
@@ -104,6 +111,11 @@ class Report:
         lines = [f"# Reproduction: {self.title}", "", f"Paper: {self.paper}", ""]
         if self.quick:
             lines += ["**Quick mode** (`--quick`): shortened runs and grids; numbers are indicative only.", ""]
+        if self.profile is not None:
+            lines += [f"**Stack profile `{self.profile}`** (`--profile`, docs/profiles.md): every run's TCP follows "
+                      "that profile instead of the validated rules (RFC 6298 RTO, RFC 5681 FlightSize, send-time RTT "
+                      "samples). The explanations in this report were written from runs under the validated rules: "
+                      "where this run's rows differ, they may not describe it.", ""]
         for n in self.notes:
             lines += [n, ""]
         by_exp: dict[str, list[Row]] = {}
@@ -149,21 +161,49 @@ def _fmt(v: float | None) -> str:
     return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
 
 
+# The TCP rules every reproduction was validated with before stack profiles existed
+# (issue 16): the `linux` profile's keys except these, which were RFC 5681 / RFC 6298's
+# (and slow start without HyStart).
+# `tcplab reproduce PAPER` runs with them; `--profile NAME` runs under a stack profile
+# instead (docs/profiles.md). Keys a scenario or an experiment sets win over both.
+VALIDATED_RULES: dict[str, Any] = {
+    "rto_rule": "rfc6298",
+    "rtt_source": "send_time",
+    "ssthresh_rule": "flight_size",
+    "abc_limit_pkts": 1,
+    "cwnd_limited_growth": False,
+    "hystart": False,
+    "max_rto": "60s",
+    "max_persist": "60s",
+}
+
+
 class Context:
     """What a paper module gets: options, an output folder, and the runner of its grids
     (the sweep engine, :class:`tcplab.parallel.Engine`, on threads of this process)."""
 
-    def __init__(self, *, quick: bool, out: Path, jobs: int, seed: int | None, progress: bool, engine: Engine | None = None):
+    def __init__(self, *, quick: bool, out: Path, jobs: int, seed: int | None, progress: bool, engine: Engine | None = None,
+                 profile: str | None = None):
         self.quick = quick
         self.out = out
         self.jobs = max(1, jobs)
         self.seed = seed
         self.progress = progress
         self.engine = engine
+        # None: the validated rules (VALIDATED_RULES); else a stack profile's name.
+        self.profile = profile
 
     def scenario(self, paper: str, name: str, overrides: dict[str, Any] | None = None) -> Scenario:
-        """``scenarios/<paper>/<name>.toml`` with ``overrides`` (dotted keys) applied."""
-        return load(SCENARIOS / paper / f"{name}.toml", overrides)
+        """``scenarios/<paper>/<name>.toml`` with the run's TCP rules (the validated ones,
+        or ``--profile``'s) under ``[defaults.tcp]``, then ``overrides`` (dotted keys)."""
+        path = SCENARIOS / paper / f"{name}.toml"
+        with open(path, "rb") as f:
+            given = tomllib.load(f).get("defaults", {}).get("tcp", {})
+        if self.profile is None:
+            rules = {f"defaults.tcp.{k}": v for k, v in VALIDATED_RULES.items() if k not in given}
+        else:
+            rules = {"defaults.tcp.profile": self.profile}
+        return load(path, rules | (overrides or {}))
 
     def run_all(self, jobs: Sequence[Scenario], label: str = "runs") -> list[Result]:
         """Runs scenarios on the engine, results in order of submission, with a progress
@@ -213,16 +253,18 @@ def registry() -> dict[str, Any]:
 
 
 def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, seed: int | None = None,
-              progress: bool = True, scheduler: Any = None) -> Report:
+              progress: bool = True, scheduler: Any = None, profile: str | None = None) -> Report:
     """Runs a paper's experiments on one engine: ``jobs`` threads of a local Dask cluster
-    in this process, or the workers of ``scheduler`` (an address or a Client)."""
+    in this process, or the workers of ``scheduler`` (an address or a Client). ``profile``
+    (a stack profile's name, docs/profiles.md) replaces the validated TCP rules."""
     mods = registry()
     if paper not in mods:
         raise KeyError(paper)
     jobs = jobs or os.cpu_count() or 1
     out.mkdir(parents=True, exist_ok=True)
     with Engine(jobs, scheduler, processes=False) as eng:
-        ctx = Context(quick=quick, out=out, jobs=jobs, seed=seed, progress=progress, engine=eng)
+        ctx = Context(quick=quick, out=out, jobs=jobs, seed=seed, progress=progress, engine=eng, profile=profile)
         rep = mods[paper].reproduce(ctx)
     rep.quick = quick
+    rep.profile = profile
     return rep

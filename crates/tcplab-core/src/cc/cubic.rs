@@ -162,7 +162,7 @@ impl CongestionControl for Cubic {
                 self.ssthresh = cwnd;
             }
         }
-        if ack.in_recovery || ack.bytes_acked == 0 {
+        if ack.in_recovery || ack.not_cwnd_limited || ack.bytes_acked == 0 {
             return;
         }
         let mss = self.mss as f64;

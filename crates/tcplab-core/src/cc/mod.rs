@@ -37,6 +37,10 @@ pub struct AckSample {
     pub in_recovery: bool,
     /// Whether the sender had less data than the window allowed (application-limited).
     pub app_limited: bool,
+    /// `cwnd_limited_growth` only (Linux `tcp_is_cwnd_limited`): the window did not limit
+    /// the sender over the last window of data (the peer's window or the application did),
+    /// so the window-based algorithms do not grow it.
+    pub not_cwnd_limited: bool,
     /// The peer's TSval on this ACK (RFC 7323), for delay-based estimators.
     pub peer_tsval: Option<u32>,
     // --- Filled for the rate-based framework (crate::rate); Default-able, ignored by the
@@ -245,7 +249,10 @@ impl Cc {
 
     /// Window-based controllers: slow start grows by at most `l` segments per ACK (RFC 3465's
     /// L; 1 = RFC 5681). No-op for the rate-based ones, which have no window to grow.
+    /// RFC 3465's L in segments; 0 is no limit (Linux `tcp_slow_start`: cwnd grows by
+    /// every segment an ACK covers, up to ssthresh).
     pub fn set_abc_limit(&mut self, l: u32) {
+        let l = if l == 0 { u32::MAX } else { l };
         match self {
             Cc::NewReno(c) => c.set_abc_limit(l),
             Cc::Cubic(c) => c.set_abc_limit(l),

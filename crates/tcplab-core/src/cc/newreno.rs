@@ -40,7 +40,7 @@ impl CongestionControl for NewReno {
 
     fn on_ack(&mut self, _now: Instant, ack: &AckSample, _rtt: &RttEstimator) {
         // Fast recovery manages the window itself (RFC 6582 / RFC 6675): no growth here.
-        if ack.in_recovery || ack.bytes_acked == 0 {
+        if ack.in_recovery || ack.not_cwnd_limited || ack.bytes_acked == 0 {
             return;
         }
         if self.cwnd < self.ssthresh {

@@ -153,14 +153,14 @@ impl CongestionControl for Vegas {
         }
         let Some(end) = self.epoch_end else {
             self.epoch_end = Some(self.sent);
-            if self.in_slow_start() {
+            if self.in_slow_start() && !ack.not_cwnd_limited {
                 self.cwnd += ack.bytes_acked.min(self.ss_limit);
             }
             return;
         };
         if self.acked > end {
             self.end_epoch(ack.bytes_acked);
-        } else if self.in_slow_start() {
+        } else if self.in_slow_start() && !ack.not_cwnd_limited {
             // Standard slow start between the per-RTT checks (RFC 5681 3.1).
             self.cwnd += ack.bytes_acked.min(self.ss_limit);
         }

@@ -119,7 +119,7 @@ impl CongestionControl for Westwood {
                 }
             }
         }
-        if ack.in_recovery {
+        if ack.in_recovery || ack.not_cwnd_limited {
             return;
         }
         // Reno growth.

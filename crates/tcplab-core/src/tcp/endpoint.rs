@@ -16,7 +16,7 @@ use crate::tcp::reassembly::Reassembly;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{Scoreboard, SentSeg};
 use crate::tcp::timers::{Timer, TimerTable};
-use crate::tcp::{Recovery, TcpConfig};
+use crate::tcp::{Recovery, RtoRestart, RttSource, SsthreshRule, TcpConfig};
 use crate::time::{Duration, Instant};
 
 mod afc;
@@ -195,6 +195,15 @@ pub struct Endpoint {
     snd_wl2: SeqNo,
     dupacks: u32,
     in_recovery: bool,
+    /// Linux's `tcp_cwnd_validate` state (`cwnd_limited_growth`): whether the window
+    /// limited the sender in the current window of data, the most in flight then, and the
+    /// position whose acknowledgement ends that window.
+    is_cwnd_limited: bool,
+    max_in_flight: u64,
+    cwnd_usage_seq: u64,
+    /// A partial ACK of the current recovery restarted the retransmission timer already
+    /// (`rto_restart = "impatient"`).
+    partial_ack_seen: bool,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint (position one past HighData).
     recover: u64,
     /// The inflated window while in NewReno (RFC 6582) or Reno (RFC 5681 3.2) recovery.
@@ -277,7 +286,8 @@ impl Endpoint {
             cfg.min_rto,
             cfg.max_rto,
             cfg.ts_granularity,
-        );
+        )
+        .with_rule(cfg.rto_rule);
         let mut cc = Cc::with_config(cfg.cc, mss, cfg.initial_cwnd_pkts as u64 * mss as u64, &cfg);
         cc.set_peer_ts_granularity(cfg.ts_granularity);
         cc.set_rate_error(cfg.rate_error_cv, 0, 0);
@@ -320,6 +330,10 @@ impl Endpoint {
             snd_wl2: SeqNo(0),
             dupacks: 0,
             in_recovery: false,
+            partial_ack_seen: false,
+            is_cwnd_limited: false,
+            max_in_flight: 0,
+            cwnd_usage_seq: 0,
             recover: 0,
             recovery_cwnd: None,
             force_rtx: false,
@@ -486,7 +500,7 @@ impl Endpoint {
         self.conn = Conn::Established;
         self.timers.disarm(Timer::Retransmit);
         if let (Some(t), false) = (self.syn_sent_at, self.syn_retransmitted) {
-            self.rtt_sample(now - t);
+            self.rtt_sample(now - t, now - t);
         }
         if self.syn_retransmitted {
             // RFC 6298 5.7: after a SYN timeout, data transmission starts with RTO >= 3 s.
@@ -568,11 +582,78 @@ impl Endpoint {
         }
     }
 
-    fn rtt_sample(&mut self, r: Duration) -> Duration {
-        self.rtt.on_sample(r);
+    /// One RTT measurement: `rto` feeds the RFC 6298 estimator, `cc` (returned) is
+    /// congestion control's sample (they differ only under `rtt_source = "linux"`).
+    fn rtt_sample(&mut self, rto: Duration, cc: Duration) -> Duration {
+        self.rtt.on_sample_at(rto, self.snd_una, self.snd_nxt);
+        // Karn's algorithm (RFC 6298 section 5, last paragraph): the backed-off RTO is kept
+        // until a new RTT measurement recomputes it. Resetting it on any ACK of new data
+        // would let an RTT above the initial RTO time out every flight forever, since
+        // retransmitted segments never yield a sample.
+        self.rtt.reset_backoff();
         self.stats.rtt_samples += 1;
-        self.stats.last_rtt = r;
-        r
+        self.stats.last_rtt = rto;
+        cc
+    }
+
+    /// Linux `tcp_cwnd_validate` (net/ipv4/tcp_output.c), after each send and each stop
+    /// for want of window: remember for the current window of data whether the congestion
+    /// window limited the sender, or else the most that was in flight.
+    fn cwnd_validate(&mut self, limited: bool) {
+        if !self.cfg.cwnd_limited_growth {
+            return;
+        }
+        let pipe = self.sb.pipe();
+        if self.snd_una >= self.cwnd_usage_seq
+            || limited
+            || (!self.is_cwnd_limited && pipe > self.max_in_flight)
+        {
+            self.is_cwnd_limited = limited;
+            self.max_in_flight = pipe;
+            self.cwnd_usage_seq = self.snd_nxt;
+        }
+    }
+
+    /// Linux `tcp_is_cwnd_limited`: the window limited the sender in this window of data,
+    /// or, in slow start, it is below twice the most that was in flight.
+    fn is_cwnd_limited(&self) -> bool {
+        let cwnd = self.cc.congestion_window();
+        self.is_cwnd_limited || (cwnd < self.cc.ssthresh() && cwnd < 2 * self.max_in_flight)
+    }
+
+    /// The amount ssthresh halves on a loss, a timeout or an ECN echo (`ssthresh_rule`).
+    fn ssthresh_basis(&self) -> u64 {
+        match self.cfg.ssthresh_rule {
+            SsthreshRule::FlightSize => self.sb.flight_size(),
+            SsthreshRule::Pipe => self.sb.pipe(),
+            SsthreshRule::Cwnd => self.cc.congestion_window(),
+        }
+    }
+
+    /// Where this connection's RTT samples come from: `cfg.rtt_source`, except that
+    /// without negotiated timestamps `tsecr` falls back to the send time (Karn's rule).
+    fn rtt_source(&self) -> RttSource {
+        match self.cfg.rtt_source {
+            RttSource::Tsecr if !self.ts_ok => RttSource::SendTime,
+            s => s,
+        }
+    }
+
+    /// RFC 7323 section 4.1: the RTT measured by an echoed TSval, in whole timestamp ticks
+    /// (a zero difference counts as one tick, as Linux's `tcp_ack_update_rtt`), and the
+    /// echoed send time on our clock. None without timestamps or for an echo from the
+    /// future.
+    fn tsecr_rtt(&self, now: Instant, seg: &Segment) -> Option<(Duration, Instant)> {
+        let ts = seg.options.timestamps.filter(|_| self.ts_ok)?;
+        let ticks = self.tsval(now).wrapping_sub(ts.tsecr);
+        if (ticks as i32) < 0 {
+            return None;
+        }
+        let g = self.cfg.ts_granularity.as_nanos().max(1);
+        let echo_tick =
+            ((now.as_nanos() + self.cfg.ts_offset.as_nanos()) / g).saturating_sub(ticks as u64);
+        let sent = (echo_tick * g).saturating_sub(self.cfg.ts_offset.as_nanos());
+        Some((Duration(ticks.max(1) as u64 * g), Instant::from_nanos(sent)))
     }
 
     fn snd_seq(&self, pos: u64) -> SeqNo {
@@ -673,6 +754,7 @@ impl Endpoint {
         let mut echo_sent_at: Option<Instant> = None;
         // F-RTO step 3: the lowest never-retransmitted segment this ACK newly reports.
         let mut first_original: Option<u64> = None;
+        let mut linux_seq_rtt: Option<(Instant, Instant)> = None;
         if ack > self.snd_una {
             let a = self.sb.ack_to(ack);
             first_original = a.first_original;
@@ -682,25 +764,39 @@ impl Endpoint {
             self.fin_acked |= a.fin;
             self.snd_una = ack;
             self.stats.bytes_acked += bytes_acked;
-            if let Some(t) = a.rtt_from {
-                rtt = Some(self.rtt_sample(now - t));
-                // Karn's algorithm (RFC 6298 section 5, last paragraph): the backed-off RTO
-                // is kept until a new RTT measurement recomputes it. Resetting it on any ACK
-                // of new data would let an RTT above the initial RTO time out every flight
-                // forever, since retransmitted segments never yield a sample.
-                self.rtt.reset_backoff();
-            }
-            if self.sb.is_empty() {
-                self.timers.disarm(Timer::Retransmit);
-            } else {
-                self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
-            }
-            if self.probe_at.is_some_and(|p| p < ack) {
-                self.probe_at = None;
+            match self.rtt_source() {
+                RttSource::SendTime => {
+                    // Karn's rule on the newest newly acknowledged segment.
+                    if let Some(t) = a.rtt_from {
+                        rtt = Some(self.rtt_sample(now - t, now - t));
+                    }
+                }
+                RttSource::Tsecr => {
+                    // RFC 7323 section 4.1: from the echoed TSval of an ACK that advances
+                    // SND.UNA; no Karn rule is needed (section 4.2's TS.Recent rules make
+                    // the echo that of the segment that filled the hole).
+                    if let Some((r, sent)) = self.tsecr_rtt(now, seg) {
+                        rtt = Some(self.rtt_sample(r, r));
+                        echo_sent_at = Some(sent);
+                    }
+                }
+                RttSource::Linux => {
+                    // tcp_clean_rtx_queue: seq_rtt from the lowest never-retransmitted
+                    // segment acknowledged (first_ackt), congestion control's ca_rtt from
+                    // the highest (last_ackt), none if any acked data was retransmitted.
+                    if !a.any_retransmitted {
+                        linux_seq_rtt = a.first_original_sent.zip(a.last_original_sent);
+                    }
+                    if let Some((_, sent)) = self.tsecr_rtt(now, seg) {
+                        echo_sent_at = Some(sent);
+                    }
+                }
             }
         }
 
         let mut sacked = 0;
+        let mut linux_sack_rtt: Option<(Instant, Instant)> = None;
+
         if self.snd_sack && !self.sb.is_empty() {
             for b in seg.options.sack() {
                 let s = self.snd_una as i64 + b.start.diff(self.snd_seq(self.snd_una)) as i64;
@@ -713,7 +809,12 @@ impl Endpoint {
                     .sb
                     .sack_block(s.max(self.snd_una as i64) as u64, e as u64);
                 sacked += n.bytes;
+                // A SACK reports segments above a hole, whose ACK echoes the stale TSval of
+                // the last in-sequence one: their recorded send times stand in (thesis 4.1.3).
                 echo_sent_at = echo_sent_at.max(n.latest_sent);
+                if let (Some(f), Some(l)) = (n.first_original_sent, n.last_original_sent) {
+                    linux_sack_rtt = Some(linux_sack_rtt.map_or((f, l), |(f0, _)| (f0.min(f), l)));
+                }
                 first_original = match (first_original, n.first_original) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -721,6 +822,37 @@ impl Endpoint {
             }
             if sacked > 0 {
                 self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
+            }
+        }
+        if self.rtt_source() == RttSource::Linux {
+            // tcp_ack_update_rtt: seq_rtt, else the SACK sample (first_sackt; ca_rtt from
+            // last_sackt whenever new data was SACKed), else, on an ACK of new data, TSecr.
+            let seq = linux_seq_rtt.map(|(f, l)| (now - f, now - l));
+            let sack = linux_sack_rtt.map(|(f, l)| (now - f, now - l));
+            let ca = sack.or(seq).map(|(_, c)| c);
+            let sample = match (seq, sack) {
+                (Some((r, _)), _) | (None, Some((r, _))) => Some((r, ca.unwrap_or(r))),
+                (None, None) if ack > una_before => self.tsecr_rtt(now, seg).map(|(r, _)| (r, r)),
+                _ => None,
+            };
+            if let Some((r, c)) = sample {
+                rtt = Some(self.rtt_sample(r, c));
+            }
+        }
+        if ack > una_before {
+            // RFC 6582 section 4's Impatient variant: of the partial ACKs of one recovery,
+            // only the first restarts the timer.
+            let partial = self.in_recovery && ack < self.recover;
+            let restart =
+                !partial || self.cfg.rto_restart == RtoRestart::EveryAck || !self.partial_ack_seen;
+            self.partial_ack_seen |= partial;
+            if self.sb.is_empty() {
+                self.timers.disarm(Timer::Retransmit);
+            } else if restart {
+                self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+            }
+            if self.probe_at.is_some_and(|p| p < ack) {
+                self.probe_at = None;
             }
         }
         // AFC (Algorithm 4): flow window inputs, zero-window flag, open-window reset, and
@@ -828,6 +960,7 @@ impl Endpoint {
                 // algorithms grow on no ACK in recovery, so an ECE ACK is given as one.
                 in_recovery: was_in_recovery || self.in_recovery || ece,
                 app_limited: self.written == self.snd_nxt && prior_pipe < self.cwnd(),
+                not_cwnd_limited: self.cfg.cwnd_limited_growth && !self.is_cwnd_limited(),
                 peer_tsval: seg.options.timestamps.map(|t| t.tsval),
                 dup_ack: dup_5681 || is_dup,
                 has_sack_blocks: self.snd_sack && !seg.options.sack().is_empty(),
@@ -893,6 +1026,7 @@ impl Endpoint {
 
     fn enter_recovery(&mut self, now: Instant) {
         self.in_recovery = true;
+        self.partial_ack_seen = false;
         // RFC 6675 section 5 step 4.1: RecoveryPoint = HighData.
         self.recover = self.snd_max();
         // The lost segment (the first unacknowledged one) was sent before an ECE reduction
@@ -904,7 +1038,7 @@ impl Endpoint {
         // after the reduction -- the one carrying CWR, say -- is a new window's loss.
         let reduced_for_it = self.ecn_hold_until.is_some_and(|p| self.snd_una < p);
         if !reduced_for_it {
-            let flight = self.sb.flight_size();
+            let flight = self.ssthresh_basis();
             self.cc
                 .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
             // RFC 3168 6.1.2: a reduction for any reason is followed by CWR.
@@ -957,7 +1091,7 @@ impl Endpoint {
         if self.in_recovery || ack < self.recover {
             return;
         }
-        let flight = self.sb.flight_size();
+        let flight = self.ssthresh_basis();
         // "The indication of congestion should be treated just as a congestion loss in
         // non-ECN-Capable TCP": the controller is told of a fast-recovery congestion event,
         // whose reduction every algorithm implements (halving for NewReno, beta for CUBIC,
@@ -1125,7 +1259,7 @@ impl Endpoint {
                     if frto {
                         self.frto.prior_cc = Some(Box::new(self.cc.clone()));
                     }
-                    let flight = self.sb.flight_size();
+                    let flight = self.ssthresh_basis();
                     self.cc
                         .on_congestion_event(now, CongestionEvent::Timeout, flight, &self.rtt);
                     // RFC 3168 6.1.2: "because of a retransmit timeout, a Fast Retransmit, or
@@ -1406,6 +1540,10 @@ impl Endpoint {
             }
         } else {
             let len = unsent.min(mss).min(self.wnd_avail());
+            if len > 0 && avail < unsent.min(mss) {
+                // Data and the peer's window are there, the congestion window is not.
+                self.cwnd_validate(true);
+            }
             // cwnd must hold a full segment, or all the remaining data if that is smaller.
             if len > 0 && avail >= unsent.min(mss) {
                 let idle = self.sb.is_empty() || !self.cfg.nagle;
@@ -1443,6 +1581,8 @@ impl Endpoint {
         self.snd_nxt += len as u64;
         self.fin_sent |= fin;
         self.cc.on_packet_sent(now, len, self.sb.pipe(), false);
+        let full = self.sb.pipe() >= self.cwnd();
+        self.cwnd_validate(full);
         let mut seg = self.data_segment(now, start, len, fin);
         // RFC 3168 6.1.5 and 6.1.6: only new data is ECT. A bare FIN has no data (as Linux,
         // which marks only segments with payload) and a zero-window probe must not be ECT

@@ -17,6 +17,7 @@ use crate::fc::afc::RateSampling;
 use crate::fc::classic::WindowUpdate;
 use crate::fc::FcKind;
 use crate::rate::rre::FeedbackDelay;
+pub use crate::tcp::rtt::RtoRule;
 use crate::time::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +53,91 @@ pub enum Recovery {
     /// highest position sent when fast retransmit began) never start another fast
     /// retransmit.
     Reno,
+}
+
+/// Where RTT samples come from (scenario key `rtt_source`): for the RFC 6298 estimator
+/// (and so the RTO), for congestion control's samples (`AckSample::rtt`) and for the
+/// rate-based framework's one-way delay (thesis 4.1.3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSource {
+    /// The send time of the newest segment an ACK newly acknowledges, unless it was
+    /// retransmitted (Karn's rule, RFC 6298 section 3), at the simulator's nanosecond
+    /// resolution: the rule without timestamps, and ns-2's with its own timer granularity.
+    #[default]
+    SendTime,
+    /// RFC 7323 section 4.1 (ns-3's `TcpSocketBase::EstimateRtt`): with timestamps
+    /// negotiated, an ACK that advances SND.UNA measures now - TSecr in whole timestamp
+    /// ticks, retransmissions included; without them, `send_time`.
+    Tsecr,
+    /// Linux (net/ipv4/tcp_input.c `tcp_clean_rtx_queue`, `tcp_ack_update_rtt`): the RTO
+    /// from the send time of the lowest newly acknowledged never-retransmitted segment
+    /// (none if any acknowledged data was retransmitted), else from the lowest newly
+    /// SACKed one, else, on an ACK of new data, from TSecr; congestion control from the
+    /// highest such segment. The one-way delay of the rate framework comes from TSecr.
+    Linux,
+}
+
+/// What ssthresh is computed from when the window is reduced for a loss, a timeout or an
+/// ECN echo (scenario key `ssthresh_rule`). Only `cc = "newreno"` reads it: CUBIC works
+/// from its window (RFC 9438 4.6 as Linux), Vegas from its window (Linux
+/// `tcp_reno_ssthresh`), Westwood from its bandwidth estimate, and the rate-based
+/// controllers from their rate.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshRule {
+    /// RFC 5681 eq. 4: max(FlightSize / 2, 2 SMSS), FlightSize = SND.NXT - SND.UNA.
+    #[default]
+    FlightSize,
+    /// max(pipe / 2, 2 SMSS) with RFC 6675's pipe (ns-3 3.44: `TcpNewReno::GetSsThresh`
+    /// of `BytesInFlight()`, which is the RFC 6675 pipe when SACK is on).
+    Pipe,
+    /// max(cwnd / 2, 2 SMSS) (Linux `tcp_reno_ssthresh`; ns-2's Reno halves its window).
+    Cwnd,
+}
+
+/// When an ACK that acknowledges new data restarts the retransmission timer during fast
+/// recovery (scenario key `rto_restart`, RFC 6582 section 4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// Every such ACK restarts it (RFC 6298 5.3; RFC 6582's "Slow-but-Steady" variant;
+    /// Linux, ns-3 and ns-2).
+    #[default]
+    EveryAck,
+    /// Only the first partial ACK of a recovery restarts it (RFC 6582 section 4, the
+    /// "Impatient" variant the RFC specifies): a long recovery ends in a timeout.
+    Impatient,
+}
+
+/// A stack profile (scenario key `profile`): the behaviour of the stack a user compares
+/// against, set consistently in one table ([`TcpConfig::for_profile`], docs/profiles.md).
+/// Every key it sets can still be given on its own, and wins.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// Linux 6.x with its default sysctls: what most users compare with (real stacks, and
+    /// Mahimahi or netem emulations), hence the default.
+    #[default]
+    Linux,
+    /// ns-3 3.44's `TcpSocketBase` defaults (with SACK, timestamps and window scaling).
+    Ns3,
+    /// ns-2.35's one-way `Agent/TCP` family and `Agent/TCPSink` (tcl/lib/ns-default.tcl).
+    Ns2,
+    /// The IETF standards track: RFC 5681, 6298, 6582, 6675 and 7323 as written.
+    Rfc,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 4] = [Profile::Linux, Profile::Ns3, Profile::Ns2, Profile::Rfc];
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Linux => "linux",
+            Profile::Ns3 => "ns3",
+            Profile::Ns2 => "ns2",
+            Profile::Rfc => "rfc",
+        }
+    }
 }
 
 /// Everything that configures one TCP endpoint. Defaults follow Linux where the RFCs leave
@@ -185,10 +271,173 @@ pub struct TcpConfig {
     /// `cc = "cubic"` only: end slow start with Linux 6.x's HyStart (ACK train and delay
     /// increase, `cc::hystart`). Off by default (RFC 5681 slow start); Linux runs it.
     pub hystart: bool,
+    /// Where RTT samples come from ([`RttSource`]).
+    pub rtt_source: RttSource,
+    /// How the RTO follows the samples ([`RtoRule`]: RFC 6298 or Linux's).
+    pub rto_rule: RtoRule,
+    /// What ssthresh halves on a loss ([`SsthreshRule`]; `cc = "newreno"` only).
+    pub ssthresh_rule: SsthreshRule,
+    /// Which ACKs restart the retransmission timer during recovery ([`RtoRestart`]).
+    pub rto_restart: RtoRestart,
+    /// Grow the window only while it limits the sender (Linux `tcp_is_cwnd_limited`,
+    /// `tcp_cwnd_validate`): in congestion avoidance only if the window was full at some
+    /// send over the last window of data, in slow start also while it is below twice the
+    /// most data in flight then. `false`: every ACK of new data grows it (RFC 5681, ns-3,
+    /// ns-2), also while the peer's window or the application holds the sender back.
+    pub cwnd_limited_growth: bool,
+    /// The stack profile the other keys started from ([`Profile`]). Informational here:
+    /// the scenario layer resolves it, filling every key of [`TcpConfig::PROFILE_KEYS`] not
+    /// given explicitly.
+    pub profile: Profile,
+}
+
+impl TcpConfig {
+    /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
+    pub const PROFILE_KEYS: [&'static str; 23] = [
+        "cwnd_limited_growth",
+        "cubic_variant",
+        "hystart",
+        "initial_cwnd_pkts",
+        "initial_rto",
+        "min_rto",
+        "max_rto",
+        "rto_rule",
+        "ts_granularity",
+        "rtt_source",
+        "ssthresh_rule",
+        "frto",
+        "delayed_ack",
+        "delayed_ack_count",
+        "delayed_ack_timeout",
+        "abc_limit_pkts",
+        "rto_restart",
+        "nagle",
+        "sack",
+        "timestamps",
+        "window_scale",
+        "max_persist",
+        "profile",
+    ];
+
+    /// Every key at its default, and those of [`TcpConfig::PROFILE_KEYS`] as `profile`
+    /// sets them. Sources per row: docs/profiles.md.
+    pub fn for_profile(profile: Profile) -> TcpConfig {
+        let ms = Duration::from_millis;
+        let s = Duration::from_secs;
+        let mut c = TcpConfig {
+            profile,
+            ..TcpConfig::base()
+        };
+        match profile {
+            Profile::Linux => {
+                c.cubic_variant = CubicVariant::Rfc9438;
+                c.hystart = true;
+                c.initial_cwnd_pkts = 10;
+                c.initial_rto = s(1);
+                c.min_rto = ms(200);
+                c.max_rto = s(120);
+                c.rto_rule = RtoRule::Linux;
+                c.ts_granularity = ms(1);
+                c.rtt_source = RttSource::Linux;
+                c.ssthresh_rule = SsthreshRule::Cwnd;
+                c.frto = true;
+                c.delayed_ack = true;
+                c.delayed_ack_count = 2;
+                c.delayed_ack_timeout = ms(40);
+                c.abc_limit_pkts = 0;
+                c.rto_restart = RtoRestart::EveryAck;
+                c.nagle = true;
+                c.sack = true;
+                c.timestamps = true;
+                c.window_scale = true;
+                c.max_persist = s(120);
+                c.cwnd_limited_growth = true;
+            }
+            Profile::Ns3 => {
+                c.cubic_variant = CubicVariant::Rfc9438;
+                c.hystart = true;
+                c.initial_cwnd_pkts = 10;
+                c.initial_rto = s(1);
+                c.min_rto = s(1);
+                c.max_rto = s(60);
+                c.rto_rule = RtoRule::Rfc6298;
+                c.ts_granularity = ms(1);
+                c.rtt_source = RttSource::Tsecr;
+                c.ssthresh_rule = SsthreshRule::Pipe;
+                c.frto = false;
+                c.delayed_ack = true;
+                c.delayed_ack_count = 2;
+                c.delayed_ack_timeout = ms(200);
+                c.abc_limit_pkts = 1;
+                c.rto_restart = RtoRestart::EveryAck;
+                c.nagle = false;
+                c.sack = true;
+                c.timestamps = true;
+                c.window_scale = true;
+                c.max_persist = s(60);
+            }
+            Profile::Ns2 => {
+                c.cubic_variant = CubicVariant::Ns2;
+                c.hystart = false;
+                c.initial_cwnd_pkts = 2;
+                c.initial_rto = s(3);
+                c.min_rto = ms(200);
+                c.max_rto = s(60);
+                c.rto_rule = RtoRule::Rfc6298;
+                c.ts_granularity = ms(10);
+                c.rtt_source = RttSource::SendTime;
+                c.ssthresh_rule = SsthreshRule::Cwnd;
+                c.frto = false;
+                c.delayed_ack = false;
+                c.delayed_ack_count = 2;
+                c.delayed_ack_timeout = ms(100);
+                c.abc_limit_pkts = 1;
+                c.rto_restart = RtoRestart::EveryAck;
+                c.nagle = false;
+                c.sack = false;
+                c.timestamps = false;
+                c.window_scale = false;
+                c.max_persist = s(60);
+            }
+            Profile::Rfc => {
+                c.cubic_variant = CubicVariant::Rfc9438;
+                c.hystart = false;
+                c.initial_cwnd_pkts = 3;
+                c.initial_rto = s(1);
+                c.min_rto = s(1);
+                c.max_rto = s(60);
+                c.rto_rule = RtoRule::Rfc6298;
+                c.ts_granularity = ms(1);
+                c.rtt_source = RttSource::Tsecr;
+                c.ssthresh_rule = SsthreshRule::FlightSize;
+                c.frto = false;
+                c.delayed_ack = true;
+                c.delayed_ack_count = 2;
+                c.delayed_ack_timeout = ms(200);
+                c.abc_limit_pkts = 1;
+                c.rto_restart = RtoRestart::Impatient;
+                c.nagle = true;
+                c.sack = true;
+                c.timestamps = true;
+                c.window_scale = true;
+                c.max_persist = s(60);
+            }
+        }
+        c
+    }
 }
 
 impl Default for TcpConfig {
+    /// The default profile's configuration ([`Profile::default`]).
     fn default() -> Self {
+        TcpConfig::for_profile(Profile::default())
+    }
+}
+
+impl TcpConfig {
+    /// The keys no profile sets at their defaults; the profile keys at placeholder values
+    /// that [`TcpConfig::for_profile`] overwrites.
+    fn base() -> Self {
         TcpConfig {
             mss: 1448,
             initial_cwnd_pkts: 10,
@@ -236,6 +485,12 @@ impl Default for TcpConfig {
             ecn: false,
             cubic_variant: CubicVariant::Rfc9438,
             hystart: false,
+            rtt_source: RttSource::SendTime,
+            rto_rule: RtoRule::Rfc6298,
+            ssthresh_rule: SsthreshRule::FlightSize,
+            rto_restart: RtoRestart::EveryAck,
+            cwnd_limited_growth: false,
+            profile: Profile::Linux,
         }
     }
 }

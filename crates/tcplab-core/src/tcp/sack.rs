@@ -59,6 +59,14 @@ pub struct Acked {
     /// Start of the lowest removed segment that was neither retransmitted nor SACKed: the
     /// ACK reports an original transmission (F-RTO, RFC 5682 step 3b).
     pub first_original: Option<u64>,
+    /// Send times of the lowest and the highest removed segments that were neither
+    /// retransmitted nor SACKed before (Linux `tcp_clean_rtx_queue`'s `first_ackt` and
+    /// `last_ackt`: the RTO's and congestion control's samples of `rtt_source = "linux"`).
+    pub first_original_sent: Option<Instant>,
+    pub last_original_sent: Option<Instant>,
+    /// Some removed segment had been retransmitted (Linux `FLAG_RETRANS_DATA_ACKED`: Karn's
+    /// rule then forbids a send-time sample from this ACK).
+    pub any_retransmitted: bool,
 }
 
 /// What one SACK block newly reported.
@@ -69,6 +77,10 @@ pub struct Sacked {
     pub latest_sent: Option<Instant>,
     /// Start of the lowest newly SACKed segment never retransmitted (RFC 5682 section 3).
     pub first_original: Option<u64>,
+    /// Send times of the lowest and highest newly SACKed segments never retransmitted
+    /// (Linux `tcp_sacktag_one`'s `first_sackt` / `last_sackt`).
+    pub first_original_sent: Option<Instant>,
+    pub last_original_sent: Option<Instant>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -161,12 +173,17 @@ impl Scoreboard {
                 }
                 out.bytes += f.len as u64;
                 out.fin |= f.fin;
+                out.any_retransmitted |= f.retransmitted;
                 if f.sacked {
                     out.previously_sacked += f.len as u64;
                 } else {
                     out.latest_sent = out.latest_sent.max(Some(f.sent_at));
-                    if !f.retransmitted && out.first_original.is_none() {
-                        out.first_original = Some(f.start);
+                    if !f.retransmitted {
+                        if out.first_original.is_none() {
+                            out.first_original = Some(f.start);
+                            out.first_original_sent = Some(f.sent_at);
+                        }
+                        out.last_original_sent = Some(f.sent_at);
                     }
                 }
                 // Karn: the newest segment decides; a SACKed one was delivered at an unknown
@@ -178,12 +195,17 @@ impl Scoreboard {
                     // A cumulative ACK inside a segment (the peer trimmed it): keep the tail.
                     let n = (ack - f.start) as u32;
                     out.bytes += n as u64;
+                    out.any_retransmitted |= f.retransmitted;
                     if f.sacked {
                         out.previously_sacked += n as u64;
                     } else {
                         out.latest_sent = out.latest_sent.max(Some(f.sent_at));
-                        if !f.retransmitted && out.first_original.is_none() {
-                            out.first_original = Some(f.start);
+                        if !f.retransmitted {
+                            if out.first_original.is_none() {
+                                out.first_original = Some(f.start);
+                                out.first_original_sent = Some(f.sent_at);
+                            }
+                            out.last_original_sent = Some(f.sent_at);
                         }
                     }
                     self.update(0, |s| {
@@ -233,8 +255,12 @@ impl Scoreboard {
             if !s.sacked && s.len > 0 && !s.fin {
                 newly.bytes += self.segs[i].len as u64;
                 newly.latest_sent = newly.latest_sent.max(Some(self.segs[i].sent_at));
-                if !self.segs[i].retransmitted && newly.first_original.is_none() {
-                    newly.first_original = Some(self.segs[i].start);
+                if !self.segs[i].retransmitted {
+                    if newly.first_original.is_none() {
+                        newly.first_original = Some(self.segs[i].start);
+                        newly.first_original_sent = Some(self.segs[i].sent_at);
+                    }
+                    newly.last_original_sent = Some(self.segs[i].sent_at);
                 }
                 self.update(i, |s| s.sacked = true);
                 self.high_sacked = self.high_sacked.max(self.segs[i].end());
@@ -532,8 +558,12 @@ mod tests {
             if !sb.segs[i].sacked && sb.segs[i].len > 0 && !sb.segs[i].fin {
                 newly.bytes += sb.segs[i].len as u64;
                 newly.latest_sent = newly.latest_sent.max(Some(sb.segs[i].sent_at));
-                if !sb.segs[i].retransmitted && newly.first_original.is_none() {
-                    newly.first_original = Some(sb.segs[i].start);
+                if !sb.segs[i].retransmitted {
+                    if newly.first_original.is_none() {
+                        newly.first_original = Some(sb.segs[i].start);
+                        newly.first_original_sent = Some(sb.segs[i].sent_at);
+                    }
+                    newly.last_original_sent = Some(sb.segs[i].sent_at);
                 }
                 sb.update(i, |s| s.sacked = true);
                 sb.high_sacked = sb.high_sacked.max(sb.segs[i].end());

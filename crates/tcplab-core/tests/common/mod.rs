@@ -4,7 +4,21 @@
 
 pub mod script;
 
-use tcplab_core::tcp::{Endpoint, EndpointState, TcpConfig};
+use tcplab_core::tcp::{Endpoint, EndpointState, RtoRule, RttSource, SsthreshRule, TcpConfig};
+
+/// The default profile's keys with the RFC rules most dialogues were written against and
+/// whose figures their comments give: RFC 6298's RTO, RFC 5681's FlightSize / 2, Karn's
+/// send-time samples, one segment per slow-start ACK. tests/profiles.rs checks the other
+/// rules.
+pub fn rfc_rules() -> TcpConfig {
+    TcpConfig {
+        rto_rule: RtoRule::Rfc6298,
+        ssthresh_rule: SsthreshRule::FlightSize,
+        rtt_source: RttSource::SendTime,
+        abc_limit_pkts: 1,
+        ..TcpConfig::default()
+    }
+}
 use tcplab_core::{Duration, Instant, Rng, Segment, SeqNo};
 
 #[derive(Clone, Debug)]

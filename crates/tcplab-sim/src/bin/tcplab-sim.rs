@@ -76,7 +76,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut scn: Scenario = match serde_json::from_str(&text) {
+    let mut scn: Scenario = match Scenario::from_json(&text) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{path}: not a canonical scenario: {e}");
