@@ -127,8 +127,8 @@ def test_tcplab_side_runs_and_compares_on_a_subset():
 
 
 def test_profile_is_a_plain_pass_through():
-    # --profile injects `profile = NAME` into [defaults.tcp]: tcplab itself judges it (today it
-    # has no such key; once it has, an unknown name is still an error that names the key).
+    # --profile replaces the scenarios' `profile = "ns2"` in [defaults.tcp]: tcplab itself
+    # judges the name, and an unknown one is an error that names the key.
     import tcplab
 
     with pytest.raises(tcplab.TcplabError, match="profile"):

@@ -4,7 +4,7 @@
   python bench/ns2-compare/compare.py                  # tcplab vs the stored ns-2 references (no ns-2 needed)
   python bench/ns2-compare/compare.py --ns2            # first re-run ns-2 and rewrite reference/*.json
   python bench/ns2-compare/compare.py --only bsf darca # a subset of the scenarios
-  python bench/ns2-compare/compare.py --profile ns2    # inject `profile = "ns2"` into [defaults.tcp]
+  python bench/ns2-compare/compare.py --profile linux  # another stack profile than the scenarios' "ns2"
   python bench/ns2-compare/compare.py --json           # the comparison as JSON
   python bench/ns2-compare/compare.py --diagnose concurrent cubic 5 1000 4000
                                                        # one chapter-5 point, event by event, in both
@@ -172,8 +172,8 @@ def scenario_for(scenario: str, p: dict[str, Any], profile: str | None = None, t
     elif scenario == "darca":
         ov = {"duration": f"{DARCA_DURATION}s", "seed": p["seed"]}
     if profile is not None:
-        # A plain pass-through: tcplab validates the key (it does not exist before the
-        # `profile` key lands; then tcplab's error says so).
+        # The scenarios run under `profile = "ns2"` (docs/profiles.md); this replaces it,
+        # e.g. `--profile linux` shows what the default profile gives on ns-2's set-ups.
         ov["defaults.tcp.profile"] = profile
     if timeseries:
         ov["record.timeseries"] = True
@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns2", action="store_true", help="re-run ns-2 and rewrite reference/*.json")
     ap.add_argument("--only", nargs="+", choices=SCENARIOS, default=SCENARIOS)
-    ap.add_argument("--profile", metavar="NAME", help="inject `profile = NAME` into each scenario's [defaults.tcp]")
+    ap.add_argument("--profile", metavar="NAME", help="run under this stack profile instead of the scenarios' own \"ns2\" (docs/profiles.md)")
     ap.add_argument("--json", action="store_true", help="print the comparison as JSON")
     ap.add_argument("--out", type=Path, help="also write the comparison (and tcplab's runs) as JSON here")
     ap.add_argument("--diagnose", nargs=5, metavar=("MODE", "CC", "START", "UP_KBPS", "DOWN_KBPS"),
