@@ -144,8 +144,10 @@ def test_full_comparison_verdicts_are_those_of_the_readme():
     assert [cc for cc in c.CH5_CC if slow[cc]["aim_median_met"]] == ["cubic", "reno", "westwood"]
     assert all(slow[cc]["aim_starved_met"] for cc in c.CH5_CC)
     conc = res["ch5-concurrent"]["per_cc"]
-    assert not any(conc[cc]["aim_median_met"] for cc in c.CH5_CC)
-    assert [cc for cc in c.CH5_CC if conc[cc]["aim_starved_met"]] == ["vegas"]
+    # Under profile = "ns2" (CUBIC 2.1, ssthresh from cwnd, ns-2's RTO tick): Vegas meets
+    # both aims and CUBIC the starved-share one; the rest stays as README.md explains.
+    assert [cc for cc in c.CH5_CC if conc[cc]["aim_median_met"]] == ["vegas"]
+    assert [cc for cc in c.CH5_CC if conc[cc]["aim_starved_met"]] == ["cubic", "vegas"]
     # The measured cause (README.md): ns-2's TCP-Linux upload never times out and keeps the
     # uplink buffer full by re-retransmitting; tcplab's upload times out about twice a run.
     ours = [c.tcplab_point("ch5-concurrent", p) for p in c.points("ch5-concurrent") if p["cc"] == "cubic"]
