@@ -41,7 +41,7 @@ def test_average_queue_within_ten_percent_of_ns2(ours, variant, metric):
 
 @pytest.mark.parametrize("variant", ["plain", "gentle"])
 def test_drop_rate_within_ten_percent_of_ns2(ours, variant):
-    # Under `profile = "ns2"` (issue 16): ns-2's Reno halves its window, not FlightSize;
+    # Under `profile = "ns2"` (issue 16): ns-2's Reno halves min(cwnd, rwnd), not FlightSize;
     # with RFC 5681's FlightSize / 2 (`ssthresh_rule = "flight_size"`) tcplab's drop rate
     # was +20 to +28% above ns-2's (bench/red/README.md).
     within(ours, variant, "drop_rate")

@@ -103,6 +103,11 @@ fn tsecr_samples_come_in_whole_timestamp_ticks() {
 /// application had no more), segment 0 lost and segments 1-3 SACKed. FlightSize is 6000,
 /// RFC 6675's pipe 2000 (3 SACKed, 1 lost), cwnd 10000.
 fn ssthresh_after_the_loss(profile: Profile) -> u64 {
+    ssthresh_after_the_loss_in(profile, 65535)
+}
+
+/// The same with the receiver advertising `window` bytes throughout.
+fn ssthresh_after_the_loss_in(profile: Profile, window: u16) -> u64 {
     let cfg = TcpConfig {
         mss: 1000,
         initial_cwnd_pkts: 10,
@@ -119,13 +124,15 @@ fn ssthresh_after_the_loss(profile: Profile) -> u64 {
         sack_permitted: true,
         ..Default::default()
     };
-    a.handle_segment(ms(50), &common::script::synack(65535, opts));
+    a.handle_segment(ms(50), &common::script::synack(window, opts));
     drain(&mut a, ms(50));
     a.write(ms(100), 6000);
     assert_eq!(offs(&drain(&mut a, ms(100))).len(), 6);
     assert_eq!(a.cwnd(), 10_000);
     for k in 1..=3u32 {
-        a.handle_segment(ms(150), &ack(0, &[(1000, 1000 + 1000 * k)]));
+        let mut dup = ack(0, &[(1000, 1000 + 1000 * k)]);
+        dup.window = window;
+        a.handle_segment(ms(150), &dup);
     }
     assert!(a.in_recovery());
     a.ssthresh()
@@ -136,7 +143,11 @@ fn each_profile_halves_its_own_measure_of_the_window() {
     assert_eq!(ssthresh_after_the_loss(Profile::Rfc), 3000); // FlightSize / 2
     assert_eq!(ssthresh_after_the_loss(Profile::Ns3), 2000); // pipe / 2, at least 2 SMSS
     assert_eq!(ssthresh_after_the_loss(Profile::Linux), 5000); // cwnd / 2
-    assert_eq!(ssthresh_after_the_loss(Profile::Ns2), 5000); // Reno halves its window
+    assert_eq!(ssthresh_after_the_loss(Profile::Ns2), 5000); // min(cwnd, rwnd 65535) / 2
+                                                             // The receiver's window holds the sender at 6000 bytes: ns-2 halves window() =
+                                                             // min(cwnd, wnd) = 6000, Linux its cwnd of 10000.
+    assert_eq!(ssthresh_after_the_loss_in(Profile::Ns2, 6000), 3000);
+    assert_eq!(ssthresh_after_the_loss_in(Profile::Linux, 6000), 5000);
 }
 
 #[test]

@@ -627,6 +627,7 @@ impl Endpoint {
             SsthreshRule::FlightSize => self.sb.flight_size(),
             SsthreshRule::Pipe => self.sb.pipe(),
             SsthreshRule::Cwnd => self.cc.congestion_window(),
+            SsthreshRule::Window => self.cc.congestion_window().min(self.peer_wnd),
         }
     }
 

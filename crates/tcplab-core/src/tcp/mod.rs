@@ -92,8 +92,12 @@ pub enum SsthreshRule {
     /// max(pipe / 2, 2 SMSS) with RFC 6675's pipe (ns-3 3.44: `TcpNewReno::GetSsThresh`
     /// of `BytesInFlight()`, which is the RFC 6675 pipe when SACK is on).
     Pipe,
-    /// max(cwnd / 2, 2 SMSS) (Linux `tcp_reno_ssthresh`; ns-2's Reno halves its window).
+    /// max(cwnd / 2, 2 SMSS) (Linux `tcp_reno_ssthresh`, whose cwnd only grows while it
+    /// limits the sender: `cwnd_limited_growth`).
     Cwnd,
+    /// max(min(cwnd, peer's window) / 2, 2 SMSS): ns-2's `TcpAgent::slowdown` halves
+    /// `window()`, the smaller of `cwnd_` and the receiver's `wnd_` (tcp/tcp.cc).
+    Window,
 }
 
 /// When an ACK that acknowledges new data restarts the retransmission timer during fast
@@ -386,7 +390,7 @@ impl TcpConfig {
                 c.rto_rule = RtoRule::Rfc6298;
                 c.ts_granularity = ms(10);
                 c.rtt_source = RttSource::SendTime;
-                c.ssthresh_rule = SsthreshRule::Cwnd;
+                c.ssthresh_rule = SsthreshRule::Window;
                 c.frto = false;
                 c.delayed_ack = false;
                 c.delayed_ack_count = 2;
