@@ -20,7 +20,16 @@ either).
     python bench/ns3-compare/compare.py --runs 5 p2p-1  # a subset
     python bench/ns3-compare/compare.py --no-ns3        # tcplab only (uses bench/ns3/reference/*.jsonl)
 
-Writes bench/results/ns3-compare.json and .md. Exit status 1 if a bound is violated.
+Issue 16 added three scenarios with random loss, an asymmetric link and mixed RTTs (lossy,
+asym, mixed-rtt; bench/ns3/README.md "Added scenarios"). They run only when named, 10 runs of
+each simulator, and are compared on the means over those runs (see ADDED below):
+
+    python bench/ns3-compare/compare.py --no-ns3 lossy asym mixed-rtt
+    python bench/ns3-compare/compare.py --store-reference lossy asym mixed-rtt   # runs ns-3, rewrites
+                                                                                 # bench/ns3/reference/<name>.jsonl
+
+Writes bench/results/ns3-compare.json and .md (the added scenarios: ns3-compare-added.json and
+.md). Exit status 1 if a bound is violated.
 """
 
 from __future__ import annotations
@@ -38,6 +47,31 @@ ROOT = HERE.parent.parent
 NS3_DIR = ROOT / "bench" / "ns3"
 NS3_EXE = "tcp-reference"
 SCENARIOS = ["p2p-1", "dumbbell-10", "dumbbell-100"]
+# Issue 16's added scenarios (bench/ns3/README.md "Added scenarios"); run only when named.
+# Each is compared on the mean over 10 runs ("seeds") of each simulator:
+# * lossy draws random numbers (its loss) and the two simulators draw different ones: seed k is
+#   ns-3's RngRun k and tcplab's seed k, same start times;
+# * asym and mixed-rtt draw none (both simulators are deterministic), but their per-flow shares
+#   are phase effects of drop-tail queues that a millisecond changes (a 1 ms later start of one
+#   mixed-rtt flow moves ns-3's own Jain index from 0.673 to 0.558): run k uses start times
+#   shifted by 0-10 ms (START_JITTER_US; run 1 the scenario's own), the same in both simulators.
+ADDED = {"lossy": list(range(1, 11)), "asym": list(range(1, 11)), "mixed-rtt": list(range(1, 11))}
+JITTERED = {"asym", "mixed-rtt"}
+START_JITTER_US = 10_000
+ADDED_FLOWS = {"lossy": 2, "asym": 2, "mixed-rtt": 8}
+
+
+def added_starts_us(name: str, seed: int) -> list[int]:
+    """Flow start times (µs) of run `seed` of an added scenario: flow i at 0.1 s * i / n, plus
+    for asym and mixed-rtt runs 2.. a uniform 0-10 ms from Python's Mersenne Twister."""
+    import random
+
+    n = ADDED_FLOWS[name]
+    base = [100_000 * i // n for i in range(n)]
+    if name not in JITTERED or seed == 1:
+        return base
+    rng = random.Random(seed)
+    return [b + rng.randrange(START_JITTER_US) for b in base]
 GOODPUT_TOL = 0.05
 JAIN_TOL = 0.05
 
@@ -118,23 +152,184 @@ def run_tcplab(name: str, runs: int, out_dir: Path, exe: Path) -> dict:
     }
 
 
+# ---------------------------------------------------------------------------------------------
+# The added scenarios (lossy, asym, mixed-rtt): seed means, per-flow goodput and loss counters.
+# ---------------------------------------------------------------------------------------------
+
+
+def ns3_added_runs(name: str, build_dir: Path | None) -> list[dict]:
+    """ns-3's runs of an added scenario, one per seed: stored (build_dir None) or run now."""
+    if build_dir is None:
+        ref = [json.loads(l) for l in (NS3_DIR / "reference" / f"{name}.jsonl").read_text().splitlines() if l.strip()]
+        by_seed = {r["seed"]: r for r in ref}
+        missing = [k for k in ADDED[name] if k not in by_seed]
+        if missing:
+            raise SystemExit(f"bench/ns3/reference/{name}.jsonl lacks seeds {missing}")
+        for k in ADDED[name]:
+            stored = [round(t * 1e6) for t in by_seed[k]["per_flow_start_s"]]
+            if stored != added_starts_us(name, k):
+                raise SystemExit(f"bench/ns3/reference/{name}.jsonl seed {k}: start times {stored} "
+                                 f"are not those of added_starts_us ({added_starts_us(name, k)})")
+        return [by_seed[k] for k in ADDED[name]]
+    exe = build_dir / NS3_EXE
+    src = NS3_DIR / f"{NS3_EXE}.cc"
+    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
+        env = dict(os.environ, BUILD_DIR=str(build_dir))
+        subprocess.run(["bash", str(NS3_DIR / "build.sh")], check=True, env=env)
+    runs = []
+    for seed in ADDED[name]:
+        starts = ",".join(f"{us / 1e6:.6f}" for us in added_starts_us(name, seed))
+        out = subprocess.run(["nice", str(exe), f"--scenario={name}", f"--seed={seed}", f"--starts={starts}"],
+                             check=True, capture_output=True, text=True).stdout
+        runs.append(json.loads(out.strip().splitlines()[-1]))
+        print(f"[ns-3 {name} seed {seed}] wall {runs[-1]['wall_run_s']:.3f} s", file=sys.stderr)
+    return runs
+
+
+def tcplab_added_runs(name: str, out_dir: Path, exe: Path) -> list[dict]:
+    """tcplab's runs of an added scenario, one per seed, in ns-3's per-run JSON shape."""
+    sys.path.insert(0, str(ROOT / "python"))
+    import tcplab  # noqa: E402
+
+    base = tcplab.load(HERE / f"{name}.toml").with_overrides({"record.timeseries": False})
+    runs = []
+    for seed in ADDED[name]:
+        scn = base
+        if name in JITTERED:
+            scn = base.with_overrides({f"flows.{i}.start": f"{us}us" for i, us in enumerate(added_starts_us(name, seed))})
+        path = out_dir / f"{name}.{seed}.canonical.json"
+        path.write_text(scn.to_canonical_json())
+        proc = subprocess.run([str(exe), str(path), "--seed", str(seed), "--no-timeseries"],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"tcplab-sim failed on {name} seed {seed}:\n{proc.stderr}")
+        s = json.loads(proc.stdout.splitlines()[0])
+        dur = s["duration_s"]
+        runs.append({
+            "seed": seed,
+            "per_flow_goodput_mbps": [f["bytes_delivered"] * 8 / dur / 1e6 for f in s["flows"]],
+            "per_flow_timeouts": [f["timeouts"] for f in s["flows"]],
+            "per_flow_recoveries": [f["fast_retransmits"] for f in s["flows"]],
+            "per_flow_retx_segments": [f["retransmits"] for f in s["flows"]],
+            "rx_data_pkts": sum(f["data_packets_delivered"] for f in s["flows"]),
+            "queue_drops": {l["name"]: l["drops"]["queue"] for l in s["links"] if l["drops"]["queue"]},
+            "error_drops": sum(l["drops"]["loss"] for l in s["links"]),
+            "invariants_ok": s["invariants"]["ok"],
+        })
+    return runs
+
+
+def mean(xs) -> float:
+    xs = list(xs)
+    return sum(xs) / len(xs)
+
+
+def sd(xs) -> float:
+    xs = list(xs)
+    return statistics.stdev(xs) if len(xs) > 1 else 0.0
+
+
+def summarise_added(runs: list[dict]) -> dict:
+    n = len(runs[0]["per_flow_goodput_mbps"])
+    good = [sum(r["per_flow_goodput_mbps"]) for r in runs]
+    jains = [jain(r["per_flow_goodput_mbps"]) for r in runs]
+    return {
+        "seeds": [r["seed"] for r in runs],
+        "goodput_mbps": mean(good),
+        "goodput_sd": sd(good),
+        "jain": mean(jains),
+        "jain_sd": sd(jains),
+        "per_flow_goodput_mbps": [mean(r["per_flow_goodput_mbps"][i] for r in runs) for i in range(n)],
+        "timeouts": mean(sum(r["per_flow_timeouts"]) for r in runs),
+        "recoveries": mean(sum(r["per_flow_recoveries"]) for r in runs),
+        "retx_segments": mean(sum(r["per_flow_retx_segments"]) for r in runs),
+        "error_drops": mean(r["error_drops"] for r in runs),
+        "per_seed_goodput_mbps": good,
+        "per_seed_jain": jains,
+    }
+
+
+def compare_added(name: str, no_ns3: bool, build_dir: Path, out_dir: Path, exe: Path, store: bool = False) -> dict:
+    ns3_runs = ns3_added_runs(name, None if no_ns3 else build_dir)
+    if store:
+        (NS3_DIR / "reference" / f"{name}.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in ns3_runs))
+    ours_runs = tcplab_added_runs(name, out_dir, exe)
+    ns3, ours = summarise_added(ns3_runs), summarise_added(ours_runs)
+    ns3["stored"] = no_ns3
+    ours["invariants_ok"] = all(r["invariants_ok"] for r in ours_runs)
+    gdiff = ours["goodput_mbps"] / ns3["goodput_mbps"] - 1
+    jdiff = ours["jain"] - ns3["jain"]
+    flow_diffs = [o / n - 1 for o, n in zip(ours["per_flow_goodput_mbps"], ns3["per_flow_goodput_mbps"])]
+    return {"scenario": name, "ns3": ns3, "tcplab": ours, "goodput_diff": gdiff, "jain_diff": jdiff,
+            "per_flow_goodput_diff": flow_diffs,
+            "goodput_ok": abs(gdiff) <= GOODPUT_TOL, "jain_ok": abs(jdiff) <= JAIN_TOL,
+            "within_bounds": abs(gdiff) <= GOODPUT_TOL and abs(jdiff) <= JAIN_TOL and ours["invariants_ok"]}
+
+
+def added_table(rows: list[dict]) -> str:
+    hdr = ("scenario | seeds | goodput ns-3 | goodput tcplab | diff | Jain ns-3 | Jain tcplab | diff | "
+           "RTOs ns-3/tcplab | fast rec. ns-3/tcplab | retx segs ns-3/tcplab | ok")
+    lines = [hdr, "|".join("---" for _ in hdr.split("|"))]
+    for r in rows:
+        n, t = r["ns3"], r["tcplab"]
+        seeds = n["seeds"]
+        seed_txt = f"{seeds[0]}..{seeds[-1]} (mean)" if len(seeds) > 1 else str(seeds[0])
+        pm = lambda v, e: f"{v:.3f} ± {e:.3f}" if len(seeds) > 1 else f"{v:.3f}"
+        lines.append(
+            f"{r['scenario']} | {seed_txt} | {pm(n['goodput_mbps'], n['goodput_sd'])} Mbit/s | "
+            f"{pm(t['goodput_mbps'], t['goodput_sd'])} Mbit/s | {r['goodput_diff'] * 100:+.1f}% | "
+            f"{pm(n['jain'], n['jain_sd'])} | {pm(t['jain'], t['jain_sd'])} | {r['jain_diff']:+.3f} | "
+            f"{n['timeouts']:.1f}/{t['timeouts']:.1f} | {n['recoveries']:.1f}/{t['recoveries']:.1f} | "
+            f"{n['retx_segments']:.0f}/{t['retx_segments']:.0f} | {'yes' if r['within_bounds'] else 'NO'}"
+        )
+    lines.append("")
+    lines.append("per-flow mean goodput, Mbit/s (ns-3 / tcplab / diff):")
+    for r in rows:
+        cells = [f"{a:.3f} / {b:.3f} / {d * 100:+.1f}%" for a, b, d in
+                 zip(r["ns3"]["per_flow_goodput_mbps"], r["tcplab"]["per_flow_goodput_mbps"], r["per_flow_goodput_diff"])]
+        lines.append(f"- {r['scenario']}: " + "; ".join(cells))
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=f"any of {', '.join(SCENARIOS)} (default: all)")
+    ap.add_argument("scenarios", nargs="*", metavar="SCENARIO",
+                    help=f"any of {', '.join(SCENARIOS + list(ADDED))} (default: the first three)")
     ap.add_argument("--runs", type=int, default=3, help="runs per simulator and scenario (median wall time)")
     ap.add_argument("--no-ns3", action="store_true", help="use the stored ns-3 results in bench/ns3/reference instead of running ns-3")
     ap.add_argument("--ns3-build", type=Path, default=NS3_DIR / "build", help="where bench/ns3/build.sh puts the ns-3 binary")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    ap.add_argument("--store-reference", action="store_true",
+                    help="added scenarios: write ns-3's runs to bench/ns3/reference/<name>.jsonl (one line per seed)")
     args = ap.parse_args()
     for s in args.scenarios:
-        if s not in SCENARIOS:
-            ap.error(f"unknown scenario {s!r}; choose from {', '.join(SCENARIOS)}")
+        if s not in SCENARIOS and s not in ADDED:
+            ap.error(f"unknown scenario {s!r}; choose from {', '.join(SCENARIOS + list(ADDED))}")
     args.out.mkdir(parents=True, exist_ok=True)
     subprocess.run(["cargo", "build", "--release", "-q", "--bin", "tcplab-sim"], check=True, cwd=ROOT)
     exe = ROOT / "target" / "release" / "tcplab-sim"
 
     rows, ok = [], True
-    for name in args.scenarios or SCENARIOS:
+    names = args.scenarios or SCENARIOS
+    added = [n for n in names if n in ADDED]
+    if added:
+        added_rows = [compare_added(n, args.no_ns3, args.ns3_build, args.out, exe,
+                                    args.store_reference and not args.no_ns3) for n in added]
+        ok &= all(r["within_bounds"] for r in added_rows)
+        table = added_table(added_rows)
+        print(table)
+        note = (f"\nAims (issue 16): aggregate goodput within {GOODPUT_TOL:.0%}, Jain within {JAIN_TOL}; "
+                "means over the seeds shown (± sample standard deviation across seeds); goodput = "
+                "receiver bytes * 8 / simulated seconds. RTOs, fast recoveries and retransmitted "
+                "segments are per-run sums over flows, seed means.\n")
+        print(note)
+        stem = "ns3-compare-added"
+        (args.out / f"{stem}.md").write_text("# tcplab vs ns-3 3.44: added scenarios (issue 16)\n\n" + table + "\n" + note)
+        (args.out / f"{stem}.json").write_text(json.dumps(added_rows, indent=2))
+        names = [n for n in names if n not in ADDED]
+        if not names:
+            return 0 if ok else 1
+    for name in names:
         if args.no_ns3:
             ref = [json.loads(l) for l in (NS3_DIR / "reference" / f"{name}.jsonl").read_text().splitlines() if l.strip()]
             ns3 = summarise_ns3(ref)

@@ -9,7 +9,7 @@
 #   BUILD_DIR  where the binary goes (default: build/ beside this script)
 #   CXX        compiler (default g++)
 #
-# Output: $BUILD_DIR/tcp-reference (run it with --scenario=p2p-1|dumbbell-10|dumbbell-100).
+# Output: $BUILD_DIR/tcp-reference (run it with --scenario=p2p-1|dumbbell-10|dumbbell-100|lossy|asym|mixed-rtt).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
