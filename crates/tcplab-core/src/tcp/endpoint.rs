@@ -756,6 +756,8 @@ impl Endpoint {
         // F-RTO step 3: the lowest never-retransmitted segment this ACK newly reports.
         let mut first_original: Option<u64> = None;
         let mut linux_seq_rtt: Option<(Instant, Instant)> = None;
+        // Linux's TSecr sample, taken only from an ACK of new data (FLAG_ACKED).
+        let mut linux_tsecr: Option<(Duration, Instant)> = None;
         if ack > self.snd_una {
             let a = self.sb.ack_to(ack);
             first_original = a.first_original;
@@ -788,7 +790,8 @@ impl Endpoint {
                     if !a.any_retransmitted {
                         linux_seq_rtt = a.first_original_sent.zip(a.last_original_sent);
                     }
-                    if let Some((_, sent)) = self.tsecr_rtt(now, seg) {
+                    linux_tsecr = self.tsecr_rtt(now, seg);
+                    if let Some((_, sent)) = linux_tsecr {
                         echo_sent_at = Some(sent);
                     }
                 }
@@ -833,8 +836,7 @@ impl Endpoint {
             let ca = sack.or(seq).map(|(_, c)| c);
             let sample = match (seq, sack) {
                 (Some((r, _)), _) | (None, Some((r, _))) => Some((r, ca.unwrap_or(r))),
-                (None, None) if ack > una_before => self.tsecr_rtt(now, seg).map(|(r, _)| (r, r)),
-                _ => None,
+                (None, None) => linux_tsecr.map(|(r, _)| (r, r)),
             };
             if let Some((r, c)) = sample {
                 rtt = Some(self.rtt_sample(r, c));
@@ -1582,8 +1584,10 @@ impl Endpoint {
         self.snd_nxt += len as u64;
         self.fin_sent |= fin;
         self.cc.on_packet_sent(now, len, self.sb.pipe(), false);
-        let full = self.sb.pipe() >= self.cwnd();
-        self.cwnd_validate(full);
+        if self.cfg.cwnd_limited_growth {
+            let full = self.sb.pipe() >= self.cwnd();
+            self.cwnd_validate(full);
+        }
         let mut seg = self.data_segment(now, start, len, fin);
         // RFC 3168 6.1.5 and 6.1.6: only new data is ECT. A bare FIN has no data (as Linux,
         // which marks only segments with payload) and a zero-window probe must not be ECT

@@ -100,10 +100,6 @@ impl RttEstimator {
         self
     }
 
-    pub fn rule(&self) -> RtoRule {
-        self.rule
-    }
-
     /// Feed one RTT measurement (Karn's rule is the caller's business). `una` and `nxt`
     /// are the sender's SND.UNA and SND.NXT as stream positions: `RtoRule::Linux` ends its
     /// round when SND.UNA passes the SND.NXT of the round's start.
