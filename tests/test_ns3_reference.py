@@ -21,9 +21,10 @@ REFERENCE = ROOT / "bench" / "ns3" / "reference"
 
 def test_tcplab_matches_ns3_reference_scenarios(tmp_path: Path):
     # The three scenarios of issue 2 (compare.py's default set); issue 16's added ones
-    # (asym, lossy, mixed-rtt) are tested in test_ns3_new_scenarios.py.
+    # (asym, lossy, mixed-rtt, each also with PRR) are tested in test_ns3_new_scenarios.py.
     assert sorted(p.name for p in REFERENCE.glob("*.jsonl")) == [
-        "asym.jsonl", "dumbbell-10.jsonl", "dumbbell-100.jsonl", "lossy.jsonl", "mixed-rtt.jsonl", "p2p-1.jsonl"]
+        "asym-prr.jsonl", "asym.jsonl", "dumbbell-10.jsonl", "dumbbell-100.jsonl", "lossy-prr.jsonl", "lossy.jsonl",
+        "mixed-rtt-prr.jsonl", "mixed-rtt.jsonl", "p2p-1.jsonl"]
     r = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "ns3-compare" / "compare.py"), "--no-ns3", "--runs", "1", "--out", str(tmp_path)],
         capture_output=True, text=True, cwd=ROOT,

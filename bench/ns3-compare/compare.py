@@ -56,9 +56,19 @@ SCENARIOS = ["p2p-1", "dumbbell-10", "dumbbell-100"]
 #   mixed-rtt flow moves ns-3's own Jain index from 0.673 to 0.558): run k uses start times
 #   shifted by 0-10 ms (START_JITTER_US; run 1 the scenario's own), the same in both simulators.
 ADDED = {"lossy": list(range(1, 11)), "asym": list(range(1, 11)), "mixed-rtt": list(range(1, 11))}
+# The same three with ns-3's default recovery, PRR (tcp-reference.cc --recovery=prr; ns-3
+# 3.44's TcpPrrRecovery), against tcplab's `prr = "ns3"`: <name>-prr runs <name>.toml with
+# that one key changed, on the same seeds and start times.
+PRR_VARIANTS = {f"{n}-prr": n for n in list(ADDED)}
+ADDED.update({v: ADDED[base] for v, base in PRR_VARIANTS.items()})
 JITTERED = {"asym", "mixed-rtt"}
 START_JITTER_US = 10_000
 ADDED_FLOWS = {"lossy": 2, "asym": 2, "mixed-rtt": 8}
+
+
+def base_scenario(name: str) -> str:
+    """The scenario (TOML, ns-3 --scenario) an added run is a variant of."""
+    return PRR_VARIANTS.get(name, name)
 
 
 def added_starts_us(name: str, seed: int) -> list[int]:
@@ -66,6 +76,7 @@ def added_starts_us(name: str, seed: int) -> list[int]:
     for asym and mixed-rtt runs 2.. a uniform 0-10 ms from Python's Mersenne Twister."""
     import random
 
+    name = base_scenario(name)
     n = ADDED_FLOWS[name]
     base = [100_000 * i // n for i in range(n)]
     if name not in JITTERED or seed == 1:
@@ -179,8 +190,9 @@ def ns3_added_runs(name: str, build_dir: Path | None) -> list[dict]:
     runs = []
     for seed in ADDED[name]:
         starts = ",".join(f"{us / 1e6:.6f}" for us in added_starts_us(name, seed))
-        out = subprocess.run(["nice", str(exe), f"--scenario={name}", f"--seed={seed}", f"--starts={starts}"],
-                             check=True, capture_output=True, text=True).stdout
+        recovery = ["--recovery=prr"] if name in PRR_VARIANTS else []
+        out = subprocess.run(["nice", str(exe), f"--scenario={base_scenario(name)}", f"--seed={seed}", f"--starts={starts}",
+                              *recovery], check=True, capture_output=True, text=True).stdout
         runs.append(json.loads(out.strip().splitlines()[-1]))
         print(f"[ns-3 {name} seed {seed}] wall {runs[-1]['wall_run_s']:.3f} s", file=sys.stderr)
     return runs
@@ -191,11 +203,14 @@ def tcplab_added_runs(name: str, out_dir: Path, exe: Path) -> list[dict]:
     sys.path.insert(0, str(ROOT / "python"))
     import tcplab  # noqa: E402
 
-    base = tcplab.load(HERE / f"{name}.toml").with_overrides({"record.timeseries": False})
+    overrides = {"record.timeseries": False}
+    if name in PRR_VARIANTS:
+        overrides["defaults.tcp.prr"] = "ns3"
+    base = tcplab.load(HERE / f"{base_scenario(name)}.toml").with_overrides(overrides)
     runs = []
     for seed in ADDED[name]:
         scn = base
-        if name in JITTERED:
+        if base_scenario(name) in JITTERED:
             scn = base.with_overrides({f"flows.{i}.start": f"{us}us" for i, us in enumerate(added_starts_us(name, seed))})
         path = out_dir / f"{name}.{seed}.canonical.json"
         path.write_text(scn.to_canonical_json())

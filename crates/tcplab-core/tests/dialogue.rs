@@ -8,7 +8,7 @@ use common::script::{drain, ms, one, synack, IRS, ISS, NS};
 use common::{run, Channel, Scenario};
 use tcplab_core::segment::payload_tag;
 use tcplab_core::tcp::{
-    Endpoint, EndpointState, RtoRule, RttSource, SsthreshRule, TcpConfig, Timer,
+    Endpoint, EndpointState, PrrRule, RtoRule, RttSource, SsthreshRule, TcpConfig, Timer,
 };
 use tcplab_core::{Duration, Flags, Instant, SackBlock, Segment, SeqNo, TcpOptions, Timestamps};
 
@@ -523,7 +523,11 @@ fn receiver_advertises_zero_then_sends_window_update_after_read() {
 #[test]
 fn sack_fast_retransmit_on_third_dupack() {
     let mut a = client(
-        cfg(),
+        // RFC 6675's pipe rule; PRR is `prr_spreads_the_reduction_over_the_round_trip`.
+        TcpConfig {
+            prr: PrrRule::Off,
+            ..cfg()
+        },
         TcpOptions {
             sack_permitted: true,
             ..plain_opts()
@@ -568,6 +572,82 @@ fn sack_fast_retransmit_on_third_dupack() {
     assert!(!a.in_recovery());
     assert!(a.all_data_acked());
     assert_eq!(a.stats().timeouts, 0);
+}
+
+/// RFC 6937 (PRR) against RFC 6675 on one loss in a 20-segment window (RFC 6937 appendix
+/// A's example): the window is pipe + sndcnt on every ACK, so a PRR sender keeps sending
+/// about one segment per two delivered where RFC 6675 stops until pipe falls below
+/// ssthresh, and both end recovery at cwnd = ssthresh.
+#[test]
+fn prr_spreads_the_reduction_over_the_round_trip() {
+    let mut sent = Vec::new();
+    for rule in [PrrRule::Off, PrrRule::Rfc6937, PrrRule::Linux, PrrRule::Ns3] {
+        let mut a = client(
+            TcpConfig {
+                prr: rule,
+                initial_cwnd_pkts: 20,
+                ..cfg()
+            },
+            TcpOptions {
+                sack_permitted: true,
+                ..plain_opts()
+            },
+            65535,
+        );
+        a.write(ms(100), 40_000);
+        assert_eq!(drain(&mut a, ms(100)).len(), 20);
+        let sack_to = |hi: u32| {
+            let mut s = peer(IRS + 1, ISS + 1, 65535);
+            s.options.push_sack(SackBlock {
+                start: SeqNo(ISS + 1 + 1000),
+                end: SeqNo(ISS + 1 + hi),
+            });
+            s
+        };
+        // Segment 0 is lost; segments 1 to 19 arrive one by one (19 duplicate ACKs).
+        let mut per_ack = Vec::new();
+        for k in 2..=20u32 {
+            let t = ms(150 + k as u64);
+            a.handle_segment(t, &sack_to(k * 1000));
+            let v = drain(&mut a, t);
+            if k == 4 {
+                assert!(a.in_recovery(), "{rule:?}");
+                assert_eq!(
+                    v[0].seq,
+                    SeqNo(ISS + 1),
+                    "{rule:?}: the fast retransmission first"
+                );
+                // Two new segments went on the first two duplicate ACKs (RFC 6675's pipe
+                // fell below cwnd): FlightSize 22 000.
+                assert_eq!(a.ssthresh(), 11_000);
+            }
+            if k > 4 {
+                per_ack.push(v.len());
+            }
+        }
+        // The retransmission arrives: a full ACK ends recovery at cwnd = ssthresh.
+        a.handle_segment(ms(300), &peer(IRS + 1, ISS + 22_001, 65535));
+        assert!(!a.in_recovery(), "{rule:?}");
+        assert_eq!(a.cwnd(), a.ssthresh(), "{rule:?}");
+        assert_eq!(a.stats().timeouts, 0);
+        sent.push(per_ack);
+    }
+    let first8 = |v: &Vec<usize>| v[..8].iter().sum::<usize>();
+    // RFC 6675: pipe 19 after the retransmission, cwnd 11: silent for 8 ACKs, then one
+    // segment per ACK.
+    assert_eq!(first8(&sent[0]), 0, "{:?}", sent[0]);
+    // RFC 6937 and Linux: ceil(prr_delivered * 11 / 22 or 20) - prr_out, one segment at a
+    // time, about one per two delivered.
+    for v in &sent[1..3] {
+        assert!((3..=5).contains(&first8(v)), "{v:?}");
+        assert!(v.iter().all(|&n| n <= 1), "{v:?}");
+    }
+    // ns-3 3.44 counts every duplicate ACK twice (SACKed bytes + one SMSS) over RecoverFS
+    // = pipe 19 000, so it sends more than one segment per ACK.
+    assert!(first8(&sent[3]) >= 8, "{:?}", sent[3]);
+    // All four have sent the same amount by the end: pipe reaches ssthresh either way.
+    let total = |v: &Vec<usize>| v.iter().sum::<usize>();
+    assert!(sent.iter().all(|v| total(v) >= 8), "{sent:?}");
 }
 
 fn lossy_transfer(sack: bool, drop_offsets: &[u32]) -> common::Outcome {

@@ -110,6 +110,7 @@ fn variants_json() -> String {
         "rto_rule": variants_of::<tcplab_core::tcp::RtoRule>(),
         "ssthresh_rule": variants_of::<tcplab_core::tcp::SsthreshRule>(),
         "rto_restart": variants_of::<tcplab_core::tcp::RtoRestart>(),
+        "prr": variants_of::<tcplab_core::tcp::PrrRule>(),
         "discipline": variants_of::<tcplab_sim::config::Discipline>(),
     })
     .to_string()

@@ -173,6 +173,7 @@ VALIDATED_RULES: dict[str, Any] = {
     "abc_limit_pkts": 1,
     "cwnd_limited_growth": False,
     "hystart": False,
+    "prr": "off",
     "max_rto": "60s",
     "max_persist": "60s",
 }

@@ -72,8 +72,9 @@ pub struct Cubic {
     cwnd_prior: f64,
     /// The first congestion-avoidance stage after an RTO uses K = 0 (section 4.8).
     after_timeout: bool,
-    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
-    ss_limit: u64,
+    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS; None: up to
+    /// ssthresh, Linux).
+    ss_limit: Option<u64>,
     /// Linux's HyStart in slow start (`hystart` key); None = RFC 5681 slow start.
     hystart: Option<HyStart>,
 }
@@ -91,7 +92,7 @@ impl Cubic {
             w_est: 0.0,
             cwnd_prior: 0.0,
             after_timeout: false,
-            ss_limit: mss,
+            ss_limit: Some(mss),
             hystart: None,
         }
     }
@@ -112,7 +113,7 @@ impl Cubic {
     /// ACK. 1 is RFC 5681's rule (and ns-3's); Linux adds every segment an ACK covers, which
     /// with delayed ACKs is 2.
     pub fn set_abc_limit(&mut self, l: u32) {
-        self.ss_limit = l.max(1) as u64 * self.mss;
+        self.ss_limit = super::abc_byte_limit(l, self.mss);
     }
 
     /// W_max and K of the current epoch (tests and tracing).
@@ -166,12 +167,19 @@ impl CongestionControl for Cubic {
             return;
         }
         let mss = self.mss as f64;
-        if self.congestion_window() < self.ssthresh {
+        let mut acked = ack.bytes_acked;
+        let cwnd = self.congestion_window();
+        if cwnd < self.ssthresh {
             // Section 4.10: standard slow start (RFC 5681), HyStart++ not implemented.
-            self.w += ack.bytes_acked.min(self.ss_limit) as f64 / mss;
-            return;
+            let (grown, rest) = super::slow_start(cwnd, self.ssthresh, ack, self.ss_limit);
+            self.w += (grown - cwnd) as f64 / mss;
+            if rest == 0 {
+                return;
+            }
+            // Linux (`abc_limit_pkts = 0`): what slow start could not use grows the curve.
+            acked = rest;
         }
-        let segs = ack.bytes_acked as f64 / mss;
+        let segs = acked as f64 / mss;
         let start = match self.epoch_start {
             Some(s) => s,
             None => {

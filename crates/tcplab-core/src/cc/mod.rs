@@ -60,6 +60,14 @@ pub struct AckSample {
     pub echo_sent_at: Option<Instant>,
 }
 
+impl AckSample {
+    /// Bytes this ACK newly reports delivered, cumulatively or by SACK, each byte once
+    /// (RFC 6937's DeliveredData; Linux's `tcp_newly_delivered`).
+    pub fn delivered(&self) -> u64 {
+        self.bytes_acked - self.bytes_acked_previously_sacked + self.bytes_sacked
+    }
+}
+
 /// Why the window must shrink.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CongestionEvent {
@@ -159,6 +167,38 @@ impl CcKind {
     }
 }
 
+/// Slow start's growth on one ACK of `acked` bytes (RFC 5681 3.1 with RFC 3465's limit).
+/// `limit` is L x SMSS: cwnd += min(acked, L x SMSS), which may overshoot ssthresh by up to
+/// L segments as the RFCs allow. `None` is Linux's `tcp_slow_start` (`abc_limit_pkts = 0`):
+/// cwnd += acked but no further than ssthresh, and the acknowledged bytes beyond that go on
+/// to congestion avoidance (returned as the second value), so that one cumulative ACK of a
+/// whole recovered window cannot lift cwnd above ssthresh.
+///
+/// Linux counts what the ACK newly delivered ([`AckSample::delivered`]), not what it
+/// acknowledged cumulatively: segments SACKed earlier were counted when they were SACKed,
+/// so the cumulative ACK that fills the last hole of a recovery (and may cover megabytes
+/// of SACKed data) counts only the retransmissions.
+pub(crate) fn slow_start(
+    cwnd: u64,
+    ssthresh: u64,
+    ack: &AckSample,
+    limit: Option<u64>,
+) -> (u64, u64) {
+    match limit {
+        Some(l) => (cwnd + ack.bytes_acked.min(l), 0),
+        None => {
+            let acked = ack.delivered();
+            let grown = cwnd.saturating_add(acked).min(ssthresh.max(cwnd));
+            (grown, acked - (grown - cwnd))
+        }
+    }
+}
+
+/// RFC 3465's L in segments as a byte limit: 0 is no limit (Linux), see [`slow_start`].
+pub(crate) fn abc_byte_limit(l: u32, mss: u64) -> Option<u64> {
+    (l > 0).then(|| l as u64 * mss)
+}
+
 /// Static dispatch over the built-ins: no virtual call on the hot path. The rate-based
 /// framework (about 520 bytes) is boxed, once per flow: inline it would make every
 /// controller, and so every endpoint, that large (issue 18: memory per flow); the
@@ -252,11 +292,11 @@ impl Cc {
     /// RFC 3465's L in segments; 0 is no limit (Linux `tcp_slow_start`: cwnd grows by
     /// every segment an ACK covers, up to ssthresh).
     pub fn set_abc_limit(&mut self, l: u32) {
-        let l = if l == 0 { u32::MAX } else { l };
         match self {
             Cc::NewReno(c) => c.set_abc_limit(l),
             Cc::Cubic(c) => c.set_abc_limit(l),
-            Cc::CubicNs2(c) => c.set_abc_limit(l),
+            // ns-2's CUBIC counts whole segments (its `tcp_abc` cases); 0 is every one.
+            Cc::CubicNs2(c) => c.set_abc_limit(if l == 0 { u32::MAX } else { l }),
             Cc::Vegas(c) => c.set_abc_limit(l),
             Cc::Westwood(c) => c.set_abc_limit(l),
             Cc::Rre(_) | Cc::PropRate(_) => {}
@@ -430,6 +470,44 @@ mod config_tests {
                 assert_eq!(*c.algorithm().config(), proprate::PropRateConfig::high())
             }
             _ => unreachable!(),
+        }
+    }
+
+    /// `abc_limit_pkts = 0` (Linux `tcp_slow_start`): one ACK covering a whole recovered
+    /// window after a timeout grows cwnd to ssthresh, not by everything it acknowledged
+    /// (before this rule, a 4 MB cumulative ACK lifted a 1-segment window to 4 MB), and
+    /// counts only what it newly delivered.
+    #[test]
+    fn unlimited_abc_stops_slow_start_at_ssthresh() {
+        let r = RttEstimator::default();
+        for kind in [
+            CcKind::NewReno,
+            CcKind::Cubic,
+            CcKind::Vegas,
+            CcKind::Westwood,
+        ] {
+            let mut c = Cc::new(kind, 1000, 10_000);
+            c.set_abc_limit(0);
+            let now = crate::time::Instant::ZERO;
+            c.on_congestion_event(now, CongestionEvent::Timeout, 20_000, &r);
+            assert_eq!(c.congestion_window(), 1000, "{kind:?}");
+            let ssthresh = c.ssthresh();
+            assert!(ssthresh < 50_000, "{kind:?}: ssthresh {ssthresh}");
+            // The retransmission fills the last hole below 4 MB the receiver had SACKed:
+            // 50 kB newly delivered.
+            let a = AckSample {
+                bytes_acked: 4_000_000,
+                bytes_acked_previously_sacked: 3_950_000,
+                ..Default::default()
+            };
+            c.on_ack(now, &a, &r);
+            let w = c.congestion_window();
+            // At ssthresh, plus the congestion-avoidance growth of the 43 segments beyond it
+            // (CUBIC's Reno-friendly W_est: alpha_cubic x 43 / 7 = 3.3 segments).
+            assert!(
+                w >= ssthresh && w <= ssthresh + 3500,
+                "{kind:?}: cwnd {w}, ssthresh {ssthresh}"
+            );
         }
     }
 

@@ -11,8 +11,9 @@ pub struct NewReno {
     mss: u64,
     cwnd: u64,
     ssthresh: u64,
-    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
-    ss_limit: u64,
+    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS; None: up to
+    /// ssthresh, Linux).
+    ss_limit: Option<u64>,
 }
 
 impl NewReno {
@@ -21,7 +22,7 @@ impl NewReno {
             mss: mss.max(1) as u64,
             cwnd: initial_cwnd_bytes.max(mss as u64),
             ssthresh: u64::MAX,
-            ss_limit: mss.max(1) as u64,
+            ss_limit: Some(mss.max(1) as u64),
         }
     }
 
@@ -29,7 +30,7 @@ impl NewReno {
     /// ACK. 1 is RFC 5681's rule (and ns-3's); Linux adds every segment an ACK covers, which
     /// with delayed ACKs is 2.
     pub fn set_abc_limit(&mut self, l: u32) {
-        self.ss_limit = l.max(1) as u64 * self.mss;
+        self.ss_limit = super::abc_byte_limit(l, self.mss);
     }
 }
 
@@ -45,11 +46,14 @@ impl CongestionControl for NewReno {
         }
         if self.cwnd < self.ssthresh {
             // RFC 5681 3.1 (eq. 2): cwnd += min(N, SMSS) (L x SMSS with RFC 3465's L).
-            self.cwnd += ack.bytes_acked.min(self.ss_limit);
-        } else {
-            // RFC 5681 3.1 (eq. 3): cwnd += SMSS*SMSS/cwnd, at least 1 byte.
-            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+            let (cwnd, rest) = super::slow_start(self.cwnd, self.ssthresh, ack, self.ss_limit);
+            self.cwnd = cwnd;
+            if rest == 0 {
+                return;
+            }
         }
+        // RFC 5681 3.1 (eq. 3): cwnd += SMSS*SMSS/cwnd, at least 1 byte.
+        self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
     }
 
     fn on_congestion_event(

@@ -47,8 +47,9 @@ pub struct Vegas {
     /// The epoch (one RTT) ends with the first ACK beyond everything sent before it began
     /// (Linux `beg_snd_nxt`); `None` until the first ACK starts the first epoch.
     epoch_end: Option<u64>,
-    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
-    ss_limit: u64,
+    /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS; None: up to
+    /// ssthresh, Linux).
+    ss_limit: Option<u64>,
 }
 
 impl Vegas {
@@ -68,7 +69,7 @@ impl Vegas {
             sent: 0,
             acked: 0,
             epoch_end: None,
-            ss_limit: mss as u64,
+            ss_limit: Some(mss as u64),
         }
     }
 
@@ -76,7 +77,12 @@ impl Vegas {
     /// ACK. 1 is RFC 5681's rule (and ns-3's); Linux adds every segment an ACK covers, which
     /// with delayed ACKs is 2.
     pub fn set_abc_limit(&mut self, l: u32) {
-        self.ss_limit = l.max(1) as u64 * self.mss;
+        self.ss_limit = super::abc_byte_limit(l, self.mss);
+    }
+
+    /// Slow start on one ACK (Linux `tcp_vegas_cong_avoid` calls `tcp_slow_start` alone).
+    fn slow_start(&mut self, ack: &AckSample) {
+        self.cwnd = super::slow_start(self.cwnd, self.ssthresh, ack, self.ss_limit).0;
     }
 
     pub fn base_rtt(&self) -> Option<Duration> {
@@ -95,7 +101,7 @@ impl Vegas {
         (self.cwnd as u128 * queued / (base.as_nanos().max(1) as u128 * self.mss as u128)) as u64
     }
 
-    fn end_epoch(&mut self, bytes_acked: u64) {
+    fn end_epoch(&mut self, ack: &AckSample) {
         match (self.epoch_rtt, self.base_rtt) {
             (Some(rtt), Some(base)) if self.epoch_samples > 2 => {
                 let diff = self.diff(rtt, base) as f64;
@@ -107,7 +113,7 @@ impl Vegas {
                     self.cwnd = self.cwnd.min(target + self.mss);
                     self.ssthresh = self.ssthresh.min(self.cwnd);
                 } else if self.in_slow_start() {
-                    self.cwnd += bytes_acked.min(self.ss_limit);
+                    self.slow_start(ack);
                 } else if diff > self.cfg.beta {
                     self.cwnd -= self.mss;
                     self.ssthresh = self.ssthresh.min(self.cwnd);
@@ -120,7 +126,7 @@ impl Vegas {
             }
             // Too few samples to judge: Linux falls back to Reno for this ACK, which in
             // congestion avoidance adds a negligible 1/cwnd.
-            _ if self.in_slow_start() => self.cwnd += bytes_acked.min(self.ss_limit),
+            _ if self.in_slow_start() => self.slow_start(ack),
             _ => {}
         }
         self.epoch_end = Some(self.sent);
@@ -154,15 +160,15 @@ impl CongestionControl for Vegas {
         let Some(end) = self.epoch_end else {
             self.epoch_end = Some(self.sent);
             if self.in_slow_start() && !ack.not_cwnd_limited {
-                self.cwnd += ack.bytes_acked.min(self.ss_limit);
+                self.slow_start(ack);
             }
             return;
         };
         if self.acked > end {
-            self.end_epoch(ack.bytes_acked);
+            self.end_epoch(ack);
         } else if self.in_slow_start() && !ack.not_cwnd_limited {
             // Standard slow start between the per-RTT checks (RFC 5681 3.1).
-            self.cwnd += ack.bytes_acked.min(self.ss_limit);
+            self.slow_start(ack);
         }
     }
 

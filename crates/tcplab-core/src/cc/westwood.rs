@@ -29,7 +29,7 @@ pub struct Westwood {
     /// Congestion-avoidance byte counter (RFC 5681 3.1 appropriate byte counting).
     ca_acked: u64,
     /// Slow-start growth per ACK at most this many bytes (RFC 3465's L x SMSS).
-    ss_limit: u64,
+    ss_limit: Option<u64>,
 }
 
 impl Westwood {
@@ -46,7 +46,7 @@ impl Westwood {
             latest_rtt: None,
             min_rtt: None,
             ca_acked: 0,
-            ss_limit: mss as u64,
+            ss_limit: Some(mss as u64),
         }
     }
 
@@ -54,7 +54,7 @@ impl Westwood {
     /// ACK. 1 is RFC 5681's rule (and ns-3's); Linux adds every segment an ACK covers, which
     /// with delayed ACKs is 2.
     pub fn set_abc_limit(&mut self, l: u32) {
-        self.ss_limit = l.max(1) as u64 * self.mss;
+        self.ss_limit = super::abc_byte_limit(l, self.mss);
     }
 
     /// BWE, the filtered bandwidth estimate.
@@ -123,10 +123,14 @@ impl CongestionControl for Westwood {
             return;
         }
         // Reno growth.
+        let mut acked = ack.bytes_acked;
         if self.cwnd < self.ssthresh {
-            self.cwnd += ack.bytes_acked.min(self.ss_limit);
-        } else {
-            self.ca_acked += ack.bytes_acked;
+            let (cwnd, rest) = super::slow_start(self.cwnd, self.ssthresh, ack, self.ss_limit);
+            self.cwnd = cwnd;
+            acked = rest;
+        }
+        if acked > 0 {
+            self.ca_acked += acked;
             if self.ca_acked >= self.cwnd {
                 self.ca_acked -= self.cwnd;
                 self.cwnd += self.mss;

@@ -12,6 +12,7 @@ use crate::rate::pacer::Pacer;
 use crate::segment::{payload_tag, Ecn, Flags, SackBlock, Segment, TcpOptions, Timestamps};
 use crate::seq::SeqNo;
 use crate::tcp::frto::{Frto, FrtoAck, FrtoPhase, FrtoVerdict};
+use crate::tcp::prr::{Prr, PrrAck};
 use crate::tcp::reassembly::Reassembly;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{Scoreboard, SentSeg};
@@ -208,6 +209,8 @@ pub struct Endpoint {
     recover: u64,
     /// The inflated window while in NewReno (RFC 6582) or Reno (RFC 5681 3.2) recovery.
     recovery_cwnd: Option<u64>,
+    /// Proportional Rate Reduction (RFC 6937) during SACK recovery (`cfg.prr`).
+    prr: Prr,
     /// A fast retransmission that ignores cwnd (RFC 6675 5 step 4.3, RFC 6582 3.2 step 2/4).
     force_rtx: bool,
     /// AFC: a retransmission timeout fired and its retransmission goes at once (RFC 6298
@@ -362,6 +365,7 @@ impl Endpoint {
             }),
             afc: afc::AfcState::new(),
             frto: Frto::default(),
+            prr: Prr::new(cfg.prr),
             ecn_ok: false,
             ece_pending: false,
             cwr_pending: false,
@@ -753,6 +757,9 @@ impl Endpoint {
         // reported by SACK, and the send time of the latest-sent segment newly reported.
         let mut acked_prev_sacked = 0;
         let mut echo_sent_at: Option<Instant> = None;
+        // PRR (RFC 6937) inputs: a retransmission cumulatively acknowledged, a new loss marked.
+        let mut retransmission_acked = false;
+        let mut newly_lost = false;
         // F-RTO step 3: the lowest never-retransmitted segment this ACK newly reports.
         let mut first_original: Option<u64> = None;
         let mut linux_seq_rtt: Option<(Instant, Instant)> = None;
@@ -763,6 +770,7 @@ impl Endpoint {
             first_original = a.first_original;
             bytes_acked = a.bytes;
             acked_prev_sacked = a.previously_sacked;
+            retransmission_acked = a.any_retransmitted;
             echo_sent_at = a.latest_sent;
             self.fin_acked |= a.fin;
             self.snd_una = ack;
@@ -825,7 +833,7 @@ impl Endpoint {
                 };
             }
             if sacked > 0 {
-                self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
+                newly_lost = self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
             }
         }
         if self.rtt_source() == RttSource::Linux {
@@ -941,7 +949,23 @@ impl Endpoint {
             let enter = self.dupacks >= self.cfg.dupack_threshold || (self.snd_sack && front_lost);
             if enter && !afc_quiet {
                 self.enter_recovery(now);
+                newly_lost = true;
             }
+        }
+        if self.in_recovery {
+            // RFC 6937 section 3: every ACK of the recovery, the entering one included, sets
+            // the window from what it delivered (no-op while PRR is off for this recovery).
+            let pa = PrrAck {
+                delivered: bytes_acked - acked_prev_sacked + sacked,
+                dup_ack: is_dup,
+                una_advanced: ack > una_before,
+                newly_lost,
+                retransmission_acked,
+                pipe: self.sb.pipe(),
+                ssthresh: self.cc.ssthresh(),
+                mss: self.mss as u64,
+            };
+            self.prr.on_ack(&pa);
         }
 
         let ece = self.ecn_ok && seg.flags.ece();
@@ -1028,6 +1052,7 @@ impl Endpoint {
     }
 
     fn enter_recovery(&mut self, now: Instant) {
+        let prior_cwnd = self.cwnd();
         self.in_recovery = true;
         self.partial_ack_seen = false;
         // RFC 6675 section 5 step 4.1: RecoveryPoint = HighData.
@@ -1050,6 +1075,13 @@ impl Endpoint {
         self.sb.mark_front_lost();
         self.force_rtx = true;
         self.stats.fast_retransmits += 1;
+        if self.snd_sack && !self.cfg.cc.is_rate_based() {
+            let (flight, pipe) = (self.sb.flight_size(), self.sb.pipe());
+            self.prr.enter(flight, pipe, prior_cwnd);
+        } else {
+            // Window inflation (below) without SACK; the rate-based senders pace themselves.
+            self.prr.deactivate();
+        }
         if !self.snd_sack {
             // RFC 6582 3.2 step 2 / RFC 5681 3.2 step 3: cwnd = ssthresh + 3*SMSS.
             self.recovery_cwnd = Some(self.cc.congestion_window() + 3 * self.mss as u64);
@@ -1635,6 +1667,9 @@ impl Endpoint {
         if len > 0 {
             self.stats.data_segments_sent += 1;
             self.stats.data_bytes_sent += len as u64;
+            if self.in_recovery {
+                self.prr.on_sent(len as u64);
+            }
         }
         self.finish(now, &mut seg);
         if !self.timers.is_armed(Timer::Retransmit) && self.probe_at.is_none() {
@@ -1809,6 +1844,11 @@ impl Endpoint {
     pub fn cwnd(&self) -> u64 {
         if let Some(c) = self.recovery_cwnd {
             return c;
+        }
+        if self.in_recovery {
+            if let Some(w) = self.prr.window() {
+                return w;
+            }
         }
         let mut c = self.cc.congestion_window();
         if !self.snd_sack

@@ -3,6 +3,7 @@
 
 pub mod endpoint;
 pub mod frto;
+pub mod prr;
 pub mod reassembly;
 pub mod rtt;
 pub mod sack;
@@ -17,6 +18,7 @@ use crate::fc::afc::RateSampling;
 use crate::fc::classic::WindowUpdate;
 use crate::fc::FcKind;
 use crate::rate::rre::FeedbackDelay;
+pub use crate::tcp::prr::PrrRule;
 pub use crate::tcp::rtt::RtoRule;
 use crate::time::Duration;
 use serde::{Deserialize, Serialize};
@@ -289,6 +291,9 @@ pub struct TcpConfig {
     /// most data in flight then. `false`: every ACK of new data grows it (RFC 5681, ns-3,
     /// ns-2), also while the peer's window or the application holds the sender back.
     pub cwnd_limited_growth: bool,
+    /// Proportional Rate Reduction (RFC 6937) in SACK recovery ([`PrrRule`]): `off`
+    /// (RFC 6675's pipe rule), `rfc6937`, `linux` or `ns3`.
+    pub prr: PrrRule,
     /// The stack profile the other keys started from ([`Profile`]). Informational here:
     /// the scenario layer resolves it, filling every key of [`TcpConfig::PROFILE_KEYS`] not
     /// given explicitly.
@@ -297,8 +302,9 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
-    pub const PROFILE_KEYS: [&'static str; 23] = [
+    pub const PROFILE_KEYS: [&'static str; 24] = [
         "cwnd_limited_growth",
+        "prr",
         "cubic_variant",
         "hystart",
         "initial_cwnd_pkts",
@@ -356,6 +362,7 @@ impl TcpConfig {
                 c.window_scale = true;
                 c.max_persist = s(120);
                 c.cwnd_limited_growth = true;
+                c.prr = PrrRule::Linux;
             }
             Profile::Ns3 => {
                 c.cubic_variant = CubicVariant::Rfc9438;
@@ -379,6 +386,7 @@ impl TcpConfig {
                 c.timestamps = true;
                 c.window_scale = true;
                 c.max_persist = s(60);
+                c.prr = PrrRule::Ns3;
             }
             Profile::Ns2 => {
                 c.cubic_variant = CubicVariant::Ns2;
@@ -494,6 +502,7 @@ impl TcpConfig {
             ssthresh_rule: SsthreshRule::FlightSize,
             rto_restart: RtoRestart::EveryAck,
             cwnd_limited_growth: false,
+            prr: PrrRule::Off,
             profile: Profile::Linux,
         }
     }

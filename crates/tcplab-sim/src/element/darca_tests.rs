@@ -35,7 +35,18 @@ fn topology(
     let tcp = json!({ "cc": "newreno", "recovery": "reno", "mss": 512, "sack": false,
                       "timestamps": true, "delayed_ack": false, "rcv_buf_bytes": 65536,
                       // A small send buffer: a stopped flow's FIN (its leave) follows soon.
-                      "snd_buf_bytes": 65536 });
+                      "snd_buf_bytes": 65536,
+                      // The TCP rules `tcplab reproduce darca` runs with (VALIDATED_RULES,
+                      // docs/profiles.md): these tests check DARCA's control cycle on the
+                      // reproduction's TCP. Under the `linux` rules the control cycle of
+                      // `joins_and_leaves_redistribute_without_a_restart` diverges after c
+                      // joins: a's measured rate is 0 in the round at 30.7 s, and the
+                      // learning round after it needs a 35 s measurement period, past the
+                      // end of the run.
+                      "rto_rule": "rfc6298", "rtt_source": "send_time",
+                      "ssthresh_rule": "flight_size", "abc_limit_pkts": 1,
+                      "cwnd_limited_growth": false, "hystart": false, "prr": "off",
+                      "max_rto": 60_000_000_000u64, "max_persist": 60_000_000_000u64 });
     let flows: Vec<Value> = flows
         .iter()
         .map(|&(name, src, start, stop)| {

@@ -237,22 +237,32 @@ fn no_elements_and_a_forwarding_element_give_the_same_run() {
 
 #[test]
 fn held_packets_released_by_a_timer_are_delayed_and_conserved() {
-    let plain = run(vec![]);
-    let out = run(vec![(
-        "left",
-        Box::new(Holder {
-            delay: Duration::from_millis(30),
-            q: VecDeque::new(),
-        }),
-    )]);
+    // Window-limited flows (16 kB each, below the 30 kB path BDP) build no queue, so the
+    // RTT difference is the holder's delay alone, not a change of queueing.
+    let mut sc = dumbbell();
+    for f in &mut sc.flows {
+        f.tcp.rcv_buf_bytes = 16_000;
+    }
+    let plain = run_with_elements(&sc, vec![]).expect("run");
+    let out = run_with_elements(
+        &sc,
+        vec![(
+            "left",
+            Box::new(Holder {
+                delay: Duration::from_millis(30),
+                q: VecDeque::new(),
+            }),
+        )],
+    )
+    .expect("run");
     assert!(out.summary.invariants.ok, "{:?}", out.summary.invariants);
     let c = out.summary.elements[0].counters;
     assert!(c.held > 1000 && c.released <= c.held);
     assert_eq!(c.held - c.released, out.summary.elements[0].held_at_end);
-    // 30 ms more each way on the data path: the RTT grows by that much.
+    // Every data packet waits 30 ms more: the RTT grows by that much.
     let rtt = |o: &crate::RunOutput| o.summary.flows[0].rtt_ms.p50;
     assert!(
-        rtt(&out) > rtt(&plain) + 25.0,
+        (rtt(&out) - rtt(&plain) - 30.0).abs() < 2.0,
         "{} vs {}",
         rtt(&out),
         rtt(&plain)

@@ -93,6 +93,7 @@ pub fn validated_rules(t: &mut TcpConfig) {
     t.abc_limit_pkts = 1;
     t.cwnd_limited_growth = false;
     t.hystart = false;
+    t.prr = tcplab_core::tcp::PrrRule::Off;
     t.max_rto = tcplab_core::Duration::from_secs(60);
     t.max_persist = tcplab_core::Duration::from_secs(60);
 }
