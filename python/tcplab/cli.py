@@ -158,18 +158,19 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Run a paper's experiments (scenario files in scenarios/<paper>/) and write "
         "report.md, rows.json and PNG figures: each number the paper states beside ours.",
         epilog=(
-            "papers: afc, bsf, rate-based\n\n"
+            "papers: afc, bsf, darca, rate-based, rsfc\n\n"
             "examples:\n"
             "  tcplab reproduce afc --quick\n"
             "  tcplab reproduce bsf --quick --out out/bsf-quick\n"
             "  tcplab reproduce rate-based --out out/rate-based --jobs 2\n"
             "  tcplab reproduce rate-based --scheduler tcp://10.0.0.5:8786\n"
-            "  tcplab reproduce afc --json > afc.json\n\n"
+            "  tcplab reproduce afc --json > afc.json\n"
+            "  tcplab reproduce darca --quick --beside ns2\n\n"
             "--json prints {\"paper\": ..., \"rows\": [{experiment, case, variant, metric, unit, ours, paper}, ...]}"
         ),
         formatter_class=fmt,
     )
-    rp.add_argument("paper", metavar="PAPER", help="afc, bsf or rate-based")
+    rp.add_argument("paper", metavar="PAPER", help="afc, bsf, darca, rate-based or rsfc")
     rp.add_argument("--quick", action="store_true", help="shortened runs and grids (about a minute; used in CI)")
     rp.add_argument("--out", metavar="DIR", help="output folder (default: out/reproduce-<paper>)")
     rp.add_argument("--json", action="store_true", help="print the rows as JSON to stdout and nothing else")
@@ -179,6 +180,9 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--profile", choices=["linux", "ns3", "ns2", "rfc"], metavar="NAME",
                     help="run every scenario under this TCP stack profile (linux, ns3, ns2, rfc; docs/profiles.md) "
                          "instead of the rules the reproduction was validated with")
+    rp.add_argument("--beside", choices=["linux", "ns3", "ns2", "rfc"], metavar="NAME",
+                    help="also run everything under this stack profile: the report gains a column `ours (NAME)` and a "
+                         "section on what moved; that run's own report and figures go to DIR/beside-NAME/")
     return p
 
 
@@ -580,16 +584,21 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         _err("--jobs must be at least 1")
         return EXIT_USER
+    if args.beside is not None and args.beside == args.profile:
+        _err(f"--beside {args.beside} names the profile the reproduction already runs under (--profile)")
+        return EXIT_USER
     out = Path(args.out) if args.out else Path("out") / f"reproduce-{args.paper}"
     check_out_dir(out)
     rep = reproduce(args.paper, quick=args.quick, out=out, jobs=args.jobs, seed=args.seed, progress=not args.json,
-                    scheduler=args.scheduler, profile=args.profile)
+                    scheduler=args.scheduler, profile=args.profile, beside=args.beside)
     written = rep.write(out)
     if args.json:
         sys.stdout.write(json.dumps(rep.to_json(), indent=2) + "\n")
     else:
         print(rep.markdown(out))
-        print(f"\nwrote {out}/: " + ", ".join(sorted(p.name for p in written)))
+        print(f"\nwrote {out}/: " + ", ".join(sorted(os.path.relpath(p, out) for p in written)))
+    if rep.beside is not None and rep.beside.refused is not None:
+        print(f"note: not run under --beside {rep.beside.profile}: {rep.beside.refused}", file=sys.stderr)
     missing = rep.unexplained()
     if missing:
         for r in missing:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from ..errors import InvalidRunError
+from ..errors import InvalidRunError, ScenarioError, SimulationError
 from ..parallel import Engine
 from ..runner import Result, run
 from ..scenario import Scenario, load
@@ -47,11 +47,16 @@ class Row:
     paper: float | None = None
     #: Why ours differs from the paper's (required when they differ by more than 20%).
     note: str = ""
+    #: A yes/no judgement of one of the paper's claims (``ours`` 1.0: it holds, 0.0: it does
+    #: not): what `--beside` lists first when it changes. Written to JSON only beside another
+    #: run, so the JSON of a plain reproduction stays as it was.
+    verdict: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         if not d["note"]:
             del d["note"]
+        del d["verdict"]
         return d
 
     def rel_diff(self) -> float | None:
@@ -85,6 +90,20 @@ def save_figure(fig: Any, path: Path, caption: str) -> Figure:
 
 
 @dataclass
+class Beside:
+    """The same reproduction run a second time under another stack profile
+    (`--beside PROFILE`), beside the primary run in one report."""
+
+    profile: str
+    #: Where that run's own report and figures go (``OUT/beside-PROFILE/``).
+    out: Path
+    #: That run's report; None when the reproduction refused the profile.
+    report: Report | None = None
+    #: Why it refused (the scenario error), e.g. RSFC needs timestamps that ns-2 leaves off.
+    refused: str | None = None
+
+
+@dataclass
 class Report:
     paper: str
     title: str
@@ -95,13 +114,23 @@ class Report:
     quick: bool = False
     #: The stack profile of `--profile` (docs/profiles.md); None: the validated TCP rules.
     profile: str | None = None
+    #: The run under `--beside`'s profile; None without `--beside`.
+    beside: Beside | None = None
+
+    def rules(self) -> str:
+        """Which TCP rules this report's runs followed, for prose."""
+        return "the validated TCP rules" if self.profile is None else f"profile `{self.profile}`"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"paper": self.paper}
         if self.profile is not None:
             out["profile"] = self.profile
-        out["rows"] = [r.to_dict() for r in self.rows]
-        return out
+        if self.beside is None:
+            out["rows"] = [r.to_dict() for r in self.rows]
+            return out
+        from .beside import beside_json
+
+        return out | beside_json(self.rows, self.beside)
 
     def unexplained(self) -> list[Row]:
         """Rows that differ from the paper by more than 20% without a note."""
@@ -116,22 +145,39 @@ class Report:
                       "that profile instead of the validated rules (RFC 6298 RTO, RFC 5681 FlightSize, send-time RTT "
                       "samples). The explanations in this report were written from runs under the validated rules: "
                       "where this run's rows differ, they may not describe it.", ""]
+        # Each table line is a pair (this run's row, the beside run's); a row that one run
+        # lacks is None there.
+        pairs: list[tuple[Row | None, Row | None]] = [(r, None) for r in self.rows]
+        beside_column = ""
+        if self.beside is not None:
+            from .beside import beside_section, pair_rows
+
+            lines += beside_section(self, out)
+            if self.beside.report is not None:
+                pairs = pair_rows(self.rows, self.beside.report.rows)
+                beside_column = f" ours ({self.beside.profile}) |"
         for n in self.notes:
             lines += [n, ""]
-        by_exp: dict[str, list[Row]] = {}
-        for r in self.rows:
-            by_exp.setdefault(r.experiment, []).append(r)
-        for exp, rows in by_exp.items():
-            lines += [f"## {exp}", "", "| case | variant | metric | ours | paper | diff |", "|---|---|---|---:|---:|---:|"]
+        by_exp: dict[str, list[tuple[Row, Row | None, Row | None]]] = {}
+        for mine, theirs in pairs:
+            named = mine if mine is not None else theirs
+            assert named is not None
+            by_exp.setdefault(named.experiment, []).append((named, mine, theirs))
+        for exp, exp_rows in by_exp.items():
+            lines += [f"## {exp}", "", f"| case | variant | metric | ours |{beside_column} paper | diff |",
+                      "|---|---|---|---:|" + "---:|" * (3 if beside_column else 2)]
             notes = []
-            for r in rows:
-                d = r.rel_diff()
+            for r, mine, theirs in exp_rows:
+                d = mine.rel_diff() if mine is not None else None
                 mark = ""
-                if r.note:
-                    notes.append(r.note)
+                if mine is not None and mine.note:
+                    notes.append(mine.note)
                     mark = f" [{len(notes)}]"
+                ours = _fmt(mine.ours if mine is not None else None)
+                if beside_column:
+                    ours += f" | {_fmt(theirs.ours if theirs is not None else None)}"
                 lines.append(
-                    f"| {r.case} | {r.variant} | {r.metric} ({r.unit}) | {_fmt(r.ours)} | {_fmt(r.paper)} | "
+                    f"| {r.case} | {r.variant} | {r.metric} ({r.unit}) | {ours} | {_fmt(r.paper)} | "
                     f"{'' if d is None else f'{d * 100:+.0f}%'}{mark} |"
                 )
             lines.append("")
@@ -150,7 +196,10 @@ class Report:
         md.write_text(self.markdown(out) + "\n")
         js = out / "rows.json"
         js.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        return [md, js] + [f.path for f in self.figures]
+        written = [md, js] + [f.path for f in self.figures]
+        if self.beside is not None and self.beside.report is not None:
+            written += self.beside.report.write(self.beside.out)
+        return written
 
 
 def _fmt(v: float | None) -> str:
@@ -184,7 +233,7 @@ class Context:
     (the sweep engine, :class:`tcplab.parallel.Engine`, on threads of this process)."""
 
     def __init__(self, *, quick: bool, out: Path, jobs: int, seed: int | None, progress: bool, engine: Engine | None = None,
-                 profile: str | None = None):
+                 profile: str | None = None, pass_name: str | None = None):
         self.quick = quick
         self.out = out
         self.jobs = max(1, jobs)
@@ -193,6 +242,9 @@ class Context:
         self.engine = engine
         # None: the validated rules (VALIDATED_RULES); else a stack profile's name.
         self.profile = profile
+        # Prefixes the progress lines when a reproduction runs twice (`--beside`), so the
+        # two passes' identical grid labels can be told apart.
+        self.pass_name = pass_name
 
     def scenario(self, paper: str, name: str, overrides: dict[str, Any] | None = None) -> Scenario:
         """``scenarios/<paper>/<name>.toml`` with the run's TCP rules (the validated ones,
@@ -212,6 +264,8 @@ class Context:
         enter a report."""
         n = len(jobs)
         show = self.progress and sys.stderr.isatty()
+        if self.pass_name is not None:
+            label = f"[{self.pass_name}] {label}"
         results: list[Result | None] = [None] * n
         done = 0
         with contextlib.ExitStack() as stack:
@@ -254,18 +308,45 @@ def registry() -> dict[str, Any]:
 
 
 def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, seed: int | None = None,
-              progress: bool = True, scheduler: Any = None, profile: str | None = None) -> Report:
+              progress: bool = True, scheduler: Any = None, profile: str | None = None,
+              beside: str | None = None) -> Report:
     """Runs a paper's experiments on one engine: ``jobs`` threads of a local Dask cluster
     in this process, or the workers of ``scheduler`` (an address or a Client). ``profile``
-    (a stack profile's name, docs/profiles.md) replaces the validated TCP rules."""
+    (a stack profile's name, docs/profiles.md) replaces the validated TCP rules. ``beside``
+    (another profile) runs everything a second time under it, on the same engine with the
+    same seeds, into ``out/beside-<profile>/``: the report shows both (``Report.beside``)."""
     mods = registry()
     if paper not in mods:
         raise KeyError(paper)
     jobs = jobs or os.cpu_count() or 1
     out.mkdir(parents=True, exist_ok=True)
-    with Engine(jobs, scheduler, processes=False) as eng:
-        ctx = Context(quick=quick, out=out, jobs=jobs, seed=seed, progress=progress, engine=eng, profile=profile)
+
+    def one_pass(eng: Engine, rules: str | None, folder: Path, pass_name: str | None) -> Report:
+        ctx = Context(quick=quick, out=folder, jobs=jobs, seed=seed, progress=progress, engine=eng, profile=rules,
+                      pass_name=pass_name)
         rep = mods[paper].reproduce(ctx)
-    rep.quick = quick
-    rep.profile = profile
+        rep.quick = quick
+        rep.profile = rules
+        return rep
+
+    with Engine(jobs, scheduler, processes=False) as eng:
+        if beside is None:
+            return one_pass(eng, profile, out, None)
+        rep = one_pass(eng, profile, out, f"1/2 {'validated rules' if profile is None else profile}")
+        rep.beside = Beside(beside, out / f"beside-{beside}")
+        rep.beside.out.mkdir(exist_ok=True)
+        try:
+            rep.beside.report = one_pass(eng, beside, rep.beside.out, f"2/2 {beside}")
+        except (ScenarioError, SimulationError) as e:
+            # The primary run took the same scenarios, so a scenario the second pass rejects
+            # is one the profile cannot express (RSFC under ns2: no timestamps): a refusal
+            # the report states, not a failure. A run that breaks an invariant or runs out
+            # of events is a failure and propagates.
+            if isinstance(e, SimulationError) and e.kind not in ("config", "trace"):
+                raise
+            # The reason names the scenario file: relative to the package, so the report does
+            # not depend on where tcplab is installed.
+            rep.beside.refused = str(e).replace(f"{SCENARIOS}{os.sep}", "scenarios/")
+            with contextlib.suppress(OSError):
+                rep.beside.out.rmdir()  # only if the refused pass left it empty
     return rep

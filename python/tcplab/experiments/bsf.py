@@ -142,8 +142,8 @@ def reproduce(ctx: Context) -> Report:
     rows: list[Row] = []
 
     def row(exp: str, c: str, variant: str, metric: str, unit: str, ours: float, paper: float | None = None,
-            note: str = "") -> Row:
-        r = Row(exp, c, variant, metric, unit, round(float(ours), 4), paper, note)
+            note: str = "", verdict: bool = False) -> Row:
+        r = Row(exp, c, variant, metric, unit, round(float(ours), 4), paper, note, verdict)
         rows.append(r)
         return r
 
@@ -228,7 +228,7 @@ def reproduce(ctx: Context) -> Report:
     holds = len(above) == len(n5_high)
     b5 = {e: res[(5, e, "bsf")] for e in n5_high}
     r5 = {e: res[(5, e, "red")] for e in n5_high}
-    row("verdicts", "n5-err3-10", "bsf-above-red", "holds", "", 1.0 if holds else 0.0, 1.0,
+    row("verdicts", "n5-err3-10", "bsf-above-red", "holds", "", 1.0 if holds else 0.0, 1.0, verdict=True,
         note="" if holds else
         f"BSF's throughput is above RED-only's at {len(above)} of the {len(n5_high)} error rates from 3% to 10% "
         f"with 5 sessions ({', '.join(f'{e}%' for e in above) or 'none'}); the ratios are "
@@ -257,7 +257,7 @@ def reproduce(ctx: Context) -> Report:
     mr_spread = max(mean_ratio.values()) - min(mean_ratio.values())
     zwas = {n: sum(res[(n, e, "bsf")].bsf[ZWAS] for e in ERROR_PCT) for n in SESSIONS}
     tos = {(n, v): sum(res[(n, e, v)].timeouts for e in ERROR_PCT) for n in SESSIONS for v in VARIANTS}
-    row("verdicts", "n5-n10-n15", "gain-shrinks-with-sessions", "holds", "", 1.0 if shrinks else 0.0, 1.0,
+    row("verdicts", "n5-n10-n15", "gain-shrinks-with-sessions", "holds", "", 1.0 if shrinks else 0.0, 1.0, verdict=True,
         note=(f"Holds in form only: the mean ratios over 1-10% ({', '.join(f'{mean_ratio[n]:.3f}' for n in SESSIONS)} "
               f"for N = {', '.join(str(n) for n in SESSIONS)}) lie within {mr_spread:.3f} of one another, far from the "
               f"paper's gains. " if shrinks else
@@ -271,7 +271,7 @@ def reproduce(ctx: Context) -> Report:
           f"see the n5-err3-10 row), so the throughput hardly moves at any N.")
     r58 = ratio[(5, 8)]
     ok58 = abs(r58 / PAPER_RATIO_N5_E8 - 1) <= 0.2
-    row("verdicts", "n5-err8", "ratio-within-20pct-of-paper", "holds", "", 1.0 if ok58 else 0.0, 1.0,
+    row("verdicts", "n5-err8", "ratio-within-20pct-of-paper", "holds", "", 1.0 if ok58 else 0.0, 1.0, verdict=True,
         note="" if ok58 else f"Ours {r58:.3f} against the paper's 2.5: see the gain/n5-err8 row.")
 
     figs = _figures(ctx, thr, ratio)

@@ -129,9 +129,9 @@ def reproduce(ctx: Context) -> Report:
     notes: list[str] = []
 
     def row(exp: str, c: str, variant: str, metric: str, unit: str, ours: float | None, paper: float | None = None,
-            note: str = "") -> Row:
+            note: str = "", verdict: bool = False) -> Row:
         v = None if ours is None or (isinstance(ours, float) and math.isnan(ours)) else round(float(ours), 3)
-        r = Row(exp, c, variant, metric, unit, v, paper, note)
+        r = Row(exp, c, variant, metric, unit, v, paper, note, verdict)
         rows.append(r)
         return r
 
@@ -181,7 +181,7 @@ def reproduce(ctx: Context) -> Report:
         row("remote-bottleneck", f"stable/{u}", "darca", "throughput_kbps", KBPS, thr)
         if u != "tcp4":
             ok = abs(thr / tgt - 1) <= WITHIN
-            row("verdicts", f"remote-bottleneck/{u}", "darca", "local_within_10pct", "", 1.0 if ok else 0.0, 1.0,
+            row("verdicts", f"remote-bottleneck/{u}", "darca", "local_within_10pct", "", 1.0 if ok else 0.0, 1.0, verdict=True,
                 note="" if ok else f"{thr:.0f} kbit/s for a target of {tgt:.0f} ({thr / tgt:.0%}): the model's "
                 f"missing recovery round trip (docs/darca.md, Known limits).")
 
@@ -199,7 +199,7 @@ def reproduce(ctx: Context) -> Report:
             tgt, thr = pair("join-leave", jl, name, a0, b0, u, [u], paper[u], note)
             if u != "tcp2":
                 ok = abs(thr / tgt - 1) <= WITHIN
-                row("verdicts", f"join-leave/{name}/{u}", "darca", "local_within_10pct", "", 1.0 if ok else 0.0, 1.0,
+                row("verdicts", f"join-leave/{name}/{u}", "darca", "local_within_10pct", "", 1.0 if ok else 0.0, 1.0, verdict=True,
                     note="" if ok else f"{thr:.0f} kbit/s for {tgt:.0f} ({thr / tgt:.0%}); see docs/darca.md, Known limits.")
     restarts_jl = jl.event_times("cycle restarts")
     row("join-leave", "control", "darca", "cycle_restarts", "count", float(len(restarts_jl)), 0.0,
@@ -257,7 +257,7 @@ def reproduce(ctx: Context) -> Report:
             tgt = ne.mean_target("tcp1", lo, hi)
             thr = _goodput_kbps(ne.ts, "tcp1", lo, hi)
             ok = abs(thr / tgt - 1) <= WITHIN
-            row("verdicts", f"network-events/{name}/tcp1", "darca", "local_within_10pct", "", 1.0 if ok else 0.0, 1.0,
+            row("verdicts", f"network-events/{name}/tcp1", "darca", "local_within_10pct", "", 1.0 if ok else 0.0, 1.0, verdict=True,
                 note="" if ok else f"{thr:.0f} kbit/s for {tgt:.0f} ({thr / tgt:.0%}); see docs/darca.md, Known limits.")
 
     # ---- the 300 ms probe --------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def reproduce(ctx: Context) -> Report:
             row("per-class", f"timeouts/{u}", v, "timeouts", "count", float(to[v]))
         if u != "class1":
             ok = abs(thr / tgt - 1) <= WITHIN
-            row("verdicts", f"per-class/{u}", "per-class", "aggregate_within_10pct", "", 1.0 if ok else 0.0, 1.0,
+            row("verdicts", f"per-class/{u}", "per-class", "aggregate_within_10pct", "", 1.0 if ok else 0.0, 1.0, verdict=True,
                 note="" if ok else f"{thr:.0f} kbit/s for {tgt:.0f} ({thr / tgt:.0%}). Not per-class control's doing: "
                 f"controlled per connection the same flows carry {thr_c:.0f} kbit/s. Their RTT is 300 ms and they time "
                 f"out {to['per-class']} times over the run ({to['per-connection']} per connection), against "
@@ -320,7 +320,7 @@ def reproduce(ctx: Context) -> Report:
             row("per-class", f"oscillation/{u}", v, "per_flow_goodput_cv", "", cv[(v, u)])
     more = [u for u in members if cv[("per-class", u)] > cv[("per-connection", u)]]
     row("verdicts", "per-class/oscillation", "per-class-vs-per-connection", "more_oscillation_per_class", "",
-        1.0 if len(more) >= 2 else 0.0, 1.0,
+        1.0 if len(more) >= 2 else 0.0, 1.0, verdict=True,
         note="" if len(more) >= 2 else
         f"Per-flow goodput varies more under per-class control in {len(more)} of 3 classes "
         "(" + ", ".join(f"{u}: {cv[('per-class', u)]:.3f} vs {cv[('per-connection', u)]:.3f}" for u in members) + ").")

@@ -95,8 +95,8 @@ def reproduce(ctx: Context) -> Report:
     notes: list[str] = []
 
     def row(exp: str, c: str, variant: str, metric: str, unit: str, ours: float | None, paper: float | None = None,
-            note: str = "") -> Row:
-        r = Row(exp, c, variant, metric, unit, None if ours is None else round(float(ours), 4), paper, note)
+            note: str = "", verdict: bool = False) -> Row:
+        r = Row(exp, c, variant, metric, unit, None if ours is None else round(float(ours), 4), paper, note, verdict)
         rows.append(r)
         return r
 
@@ -133,10 +133,10 @@ def reproduce(ctx: Context) -> Report:
     row("rtt-reduction", "slow-uplink", "rsfc", "rtt_median_ms", MS, _median(rsfc_rtts))
     row("rtt-reduction", "slow-uplink", "rsfc", "rtt_p90_ms", MS, rsfc_p90)
     row("verdicts", "slow-uplink", "cubic-rtt-median-above-6s", "holds", "",
-        1.0 if cubic_slow > PAPER_CUBIC_RTT_MEDIAN_MS else 0.0, 1.0,
+        1.0 if cubic_slow > PAPER_CUBIC_RTT_MEDIAN_MS else 0.0, 1.0, verdict=True,
         note="" if cubic_slow > PAPER_CUBIC_RTT_MEDIAN_MS else _note_cubic_rtt(cubic_slow, tuple(slow)))
     ok_rsfc = rsfc_p90 <= 1.2 * PAPER_RSFC_RTT_MS
-    row("verdicts", "slow-uplink", "rsfc-rtt-about-1s-or-less-90pct", "holds", "", 1.0 if ok_rsfc else 0.0, 1.0,
+    row("verdicts", "slow-uplink", "rsfc-rtt-about-1s-or-less-90pct", "holds", "", 1.0 if ok_rsfc else 0.0, 1.0, verdict=True,
         note="" if ok_rsfc else _note_rsfc_rtt(rsfc_med, rsfc_rtts))
     row("rtt-reduction", "all", "cubic", "upload_mbps_median", MBPS, _median([mbps[("cubic", "classic", k)] for k in rates]))
     row("rtt-reduction", "all", "rsfc", "upload_mbps_median", MBPS, _median([mbps[("cubic", "rsfc", k)] for k in rates]))
@@ -146,8 +146,8 @@ def reproduce(ctx: Context) -> Report:
     thr_ratio = min(mbps[("cubic", "rsfc", k)] / mbps[("cubic", "classic", k)] for k in slow)
     row("rtt-reduction", "slow-uplink", "rsfc-vs-cubic", "rtt_ratio_max", "", rtt_ratio)
     row("rtt-reduction", "slow-uplink", "rsfc-vs-cubic", "throughput_ratio_min", "", thr_ratio)
-    row("verdicts", "slow-uplink", "rtt-at-most-a-third", "holds", "", 1.0 if rtt_ratio <= 1 / 3 else 0.0, 1.0)
-    row("verdicts", "slow-uplink", "throughput-at-least-90pct", "holds", "", 1.0 if thr_ratio >= 0.9 else 0.0, 1.0,
+    row("verdicts", "slow-uplink", "rtt-at-most-a-third", "holds", "", 1.0 if rtt_ratio <= 1 / 3 else 0.0, 1.0, verdict=True)
+    row("verdicts", "slow-uplink", "throughput-at-least-90pct", "holds", "", 1.0 if thr_ratio >= 0.9 else 0.0, 1.0, verdict=True,
         note="" if thr_ratio >= 0.9 else _note_throughput(thr_ratio, slow, up))
 
     for cc in SENDER_CCS:
@@ -198,11 +198,11 @@ def reproduce(ctx: Context) -> Report:
     row("concurrent", "slow-uplink", "d1", "share_at_most_20kbps", "", near10, 0.3,
         note="" if abs(near10 / 0.3 - 1) <= 0.2 else _note_d1(d1))
     row("concurrent", "slow-uplink", "d2", "download_mbps_median", MBPS, d2_med)
-    row("verdicts", "slow-uplink", "d1-below-400kbps-always", "holds", "", 1.0 if d1_max < 0.4 else 0.0, 1.0,
+    row("verdicts", "slow-uplink", "d1-below-400kbps-always", "holds", "", 1.0 if d1_max < 0.4 else 0.0, 1.0, verdict=True,
         note="" if d1_max < 0.4 else _note_d1(d1))
     row("verdicts", "slow-uplink", "d2-above-400kbps-half-the-time", "holds", "", 1.0 if d2_med >= PAPER_D2_MEDIAN_MBPS else 0.0,
-        1.0, note="" if d2_med >= PAPER_D2_MEDIAN_MBPS else _note_d2(d2, d0))
-    row("verdicts", "slow-uplink", "download-ratio-at-least-2", "holds", "", 1.0 if ratio_slow >= 2 else 0.0, 1.0)
+        1.0, verdict=True, note="" if d2_med >= PAPER_D2_MEDIAN_MBPS else _note_d2(d2, d0))
+    row("verdicts", "slow-uplink", "download-ratio-at-least-2", "holds", "", 1.0 if ratio_slow >= 2 else 0.0, 1.0, verdict=True)
     for cc in SENDER_CCS:
         for fc in ("classic", "rsfc"):
             row("compat", "all", f"{cc}/{fc}", "download_mbps", MBPS,
@@ -232,7 +232,7 @@ def reproduce(ctx: Context) -> Report:
     jain_slow = _median(slow_jains)
     row("fairness", "slow-uplink", "rsfc-rsfc", "jain_median", "", jain_slow)
     row("fairness", "all", "rsfc-rsfc", "efficiency_median", "", eff_med)
-    row("verdicts", "slow-uplink", "rsfc-jain-at-least-0.9", "holds", "", 1.0 if jain_slow >= 0.9 else 0.0, 1.0,
+    row("verdicts", "slow-uplink", "rsfc-jain-at-least-0.9", "holds", "", 1.0 if jain_slow >= 0.9 else 0.0, 1.0, verdict=True,
         note="" if jain_slow >= 0.9 else
         "Paper (Fig. 12): the two RSFC uploads 'achieve very similar throughput'. Ours do not: the two 0.5 MB uploads "
         f"finish at ({'; '.join(detail)}). Each receiver reads the other flow's packets in the shared phone buffer as "
@@ -298,7 +298,7 @@ def reproduce(ctx: Context) -> Report:
         ("rsfc-90pct-within-1min", _share(slow_loads["rsfc"], lambda x: x <= 60) >= 0.9),
     )
     for name, ok in web_checks:
-        row("verdicts", "slow-uplink", name, "holds", "", 1.0 if ok else 0.0, 1.0,
+        row("verdicts", "slow-uplink", name, "holds", "", 1.0 if ok else 0.0, 1.0, verdict=True,
             note="" if ok else _note_web(name, slow_loads, tuple(slow)))
 
     # ---- Figs. 13 and 14: the uplink's delay drops at 5 s and rises back at 20 s -------------------
@@ -331,8 +331,8 @@ def reproduce(ctx: Context) -> Report:
     # that achieved during the first 10 s"), with a 10% margin.
     full_ok = phase_mbps[("rsfc", 2)] >= 0.9 * phase_mbps[("rsfc", 0)]
     variant_low = phase_mbps[("rsfc-no-minima-updates", 2)] < 0.9 * phase_mbps[("rsfc-no-minima-updates", 0)]
-    row("verdicts", "20-60s", "no-updates-underuses-the-link", "holds", "", 1.0 if variant_low else 0.0, 1.0)
-    row("verdicts", "20-60s", "updates-keep-the-link-used", "holds", "", 1.0 if full_ok else 0.0, 1.0)
+    row("verdicts", "20-60s", "no-updates-underuses-the-link", "holds", "", 1.0 if variant_low else 0.0, 1.0, verdict=True)
+    row("verdicts", "20-60s", "updates-keep-the-link-used", "holds", "", 1.0 if full_ok else 0.0, 1.0, verdict=True)
 
     notes.append(
         "Set-up (scenarios/rsfc/*.toml): a phone (`client`) and a server on a 3G path with a 100 ms base RTT, the "
