@@ -12,8 +12,10 @@
 //!   new loss, the conservative bound (CRB) otherwise.
 //! - `ns3`: ns-3 3.44 `TcpPrrRecovery`: RecoverFS is the pipe at entry (its
 //!   `BytesInFlight`), every duplicate ACK and the entering ACK count one SMSS delivered on
-//!   top of what SACK reports (the double count ns-3 fixed after 3.44, issue #1350), and the
-//!   SSRB applies when the ACK cumulatively acknowledges retransmitted data.
+//!   top of what SACK reports (the double count ns-3 fixed after 3.44, issue #1350), the
+//!   product prr_delivered x ssthresh wraps at 2^32 as ns-3 3.44's uint32_t arithmetic does
+//!   (fixed after 3.44, issue #1282), and the SSRB applies when the ACK cumulatively
+//!   acknowledges retransmitted data.
 //!
 //! Only SACK recovery uses it: without SACK, tcplab's recovery is RFC 6582's window
 //! inflation (Linux and ns-3 run PRR there too, with one SMSS per duplicate ACK; a
@@ -125,8 +127,16 @@ impl Prr {
         self.delivered += delivered;
         let sndcnt = if a.pipe > a.ssthresh {
             // Proportional part: ceil(prr_delivered * ssthresh / RecoverFS) - prr_out.
-            let due =
-                (self.delivered as u128 * a.ssthresh as u128).div_ceil(self.recover_fs as u128);
+            let product = if self.rule == PrrRule::Ns3 {
+                // ns-3 3.44 multiplies two uint32_t before converting to double, so the
+                // product wraps at 2^32 (prr_delivered and ssthresh both above ~64 kB):
+                // it then sends little or nothing until pipe falls to ssthresh (fixed after
+                // 3.44, ns-3 issue #1282).
+                (self.delivered as u32).wrapping_mul(a.ssthresh as u32) as u128
+            } else {
+                self.delivered as u128 * a.ssthresh as u128
+            };
+            let due = product.div_ceil(self.recover_fs as u128);
             (due as u64).saturating_sub(self.out)
         } else {
             // The reduction bound: catch up on what was delivered and not yet sent (CRB),
@@ -259,6 +269,31 @@ mod tests {
         // ns-3: ceil(8 * 10 / 20) - 1 = 3; RFC: ceil(4 * 10 / 20) - 1 = 1.
         assert_eq!((wn - 18 * MSS) / MSS, 3);
         assert_eq!((wr - 18 * MSS) / MSS, 1);
+    }
+
+    /// ns-3 3.44 computes prr_delivered * ssthresh in 32 bits: past 2^32 the proportional
+    /// share wraps to a fraction of itself. 100 kB delivered with a 100 kB ssthresh over
+    /// RecoverFS 200 kB is 50 kB due by RFC 6937, 7 051 B in ns-3 3.44.
+    #[test]
+    fn ns3_product_wraps_at_32_bits() {
+        let big = |rule| {
+            let mut p = Prr::new(rule);
+            p.enter(200_000, 200_000, 200_000);
+            let a = PrrAck {
+                delivered: 100_000,
+                pipe: 150_000,
+                ssthresh: 100_000,
+                mss: MSS,
+                ..PrrAck::default()
+            };
+            p.on_ack(&a).unwrap() - 150_000
+        };
+        assert_eq!(big(PrrRule::Rfc6937), 50_000);
+        assert_eq!(
+            big(PrrRule::Ns3),
+            (10_000_000_000u64 % (1 << 32)).div_ceil(200_000)
+        );
+        assert_eq!(big(PrrRule::Ns3), 7_051);
     }
 
     #[test]
