@@ -588,6 +588,7 @@ class Gen:
             "ecn": lambda: r.random() < 0.5,
             "hystart": lambda: r.random() < 0.5,
             "cwnd_limited_growth": lambda: r.random() < 0.5,
+            "handshake": lambda: r.random() < 0.7,
             "rsfc_threshold": lambda: r.choice(["rtt_min", self.time(log_uniform(r, 1, S))]) if not ext() else self.time(r.choice([1, huge()])),
             "rsfc_minima_updates": lambda: r.random() < 0.5,
             "rsfc_initial_window_pkts": lambda: r.choice([1, 10, r.randint(1, 100)]) if not ext() else 2**20,

@@ -47,3 +47,28 @@ def test_pcap_of_a_download_is_clean_and_matches_the_summary(tmp_path):
     # Every frame is a TCP segment of this flow, in both files.
     assert tshark("-r", str(pcap), "-Y", "!tcp").strip() == ""
     assert int(tshark("-r", str(pcap), "-T", "fields", "-e", "frame.number").split()[-1]) > 300
+
+
+def test_without_handshake_the_first_packet_is_data(tmp_path):
+    """`handshake = false` (ns-2's one-way agents, the `ns2` profile): no SYN on the wire,
+    the first frame carries data at the flow's start, and the first RTO is `initial_rto`
+    (no sample from a handshake). With the handshake the first frame is the SYN."""
+    firsts = {}
+    for hs in ("true", "false"):
+        out = tmp_path / hs
+        r = cli(
+            "run", str(EXAMPLES / "p2p-bulk.toml"), "--out", str(out), "--set", "duration=2s",
+            "--set", 'flows.0.bytes="200KB"', "--set", f"defaults.tcp.handshake={hs}",
+            "--pcap", "downlink", "--pcap", "uplink", "--json", "--no-plots",
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        s = json.loads(r.stdout)
+        assert s["invariants"]["ok"] and s["flows"][0]["bytes_delivered"] == 200_000
+        rows = tshark("-r", str(out / "downlink.pcap"), "-T", "fields", "-e", "frame.time_relative",
+                      "-e", "tcp.flags.syn", "-e", "tcp.len").splitlines()
+        syns = tshark("-r", str(out / "uplink.pcap"), "-Y", "tcp.flags.syn == 1").strip()
+        firsts[hs] = (rows[0].split("\t"), syns)
+    (t, syn, length), syns_up = firsts["true"]
+    assert syn in ("1", "True") and int(length) == 0 and syns_up != ""
+    (t, syn, length), syns_up = firsts["false"]
+    assert syn in ("0", "False") and int(length) > 0 and syns_up == ""

@@ -257,7 +257,7 @@ TCP_KEYS = [
     "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
     "cubic_variant", "hystart",
-    "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr",
+    "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -623,6 +623,7 @@ class _Parser:
             "rto_restart": ("rto_restart", c.choice(variants()["rto_restart"])),
             "cwnd_limited_growth": ("cwnd_limited_growth", c.boolean),
             "prr": ("prr", c.choice(variants()["prr"])),
+            "handshake": ("handshake", c.boolean),
         }
         for key, value in t.items():
             target, conv = convs[key]

@@ -765,3 +765,74 @@ fn fin_in_both_directions() {
     a.handle_segment(ms(400), &f);
     assert_eq!(one(&mut a, ms(400)).ack, SeqNo(IRS + 2));
 }
+
+/// `handshake = false` (ns-2's one-way agents): both ends are established at once, with no
+/// RTT sample and no counted segment, so the first data goes at once and its
+/// retransmission timer runs `initial_rto` (ns-2's `rtxcur_init_` 3 s), not an RTO from a
+/// handshake sample.
+#[test]
+fn open_without_handshake_starts_with_data_and_the_initial_rto() {
+    let c = TcpConfig {
+        handshake: false,
+        initial_rto: Duration::from_secs(3),
+        ..cfg()
+    };
+    let mut a = Endpoint::new(c.clone(), SeqNo(ISS));
+    let mut b = Endpoint::new(c, SeqNo(IRS));
+    b.listen();
+    tcplab_core::tcp::open_without_handshake(&mut a, &mut b, ms(1000));
+    assert_eq!(a.state(), EndpointState::Established);
+    assert_eq!(b.state(), EndpointState::Established);
+    assert_eq!(a.stats().segments_sent + b.stats().segments_sent, 0);
+    assert_eq!(a.srtt(), None);
+    a.write(ms(1000), 10_000);
+    let v = drain(&mut a, ms(1000));
+    assert!(!v.is_empty() && v.iter().all(|s| s.payload_len > 0 && !s.flags.syn()));
+    assert_eq!(v[0].seq, SeqNo(ISS + 1));
+    assert_eq!(a.timer(Timer::Retransmit), Some(ms(4000)));
+    // The receiver takes the data as any established peer does (an ACK per two segments).
+    b.handle_segment(ms(1050), &v[0]);
+    b.handle_segment(ms(1050), &v[1]);
+    let ack = drain(&mut b, ms(1050));
+    assert_eq!(
+        ack.last().unwrap().ack,
+        SeqNo(ISS + 1 + v[0].payload_len + v[1].payload_len)
+    );
+}
+
+/// `rtt_source = "one_per_rtt"` (ns-2's TcpAgent without timestamps): one segment is timed
+/// per round trip, its sample counts the 10 ms ticks crossed, and a retransmission stops
+/// the timing (Karn). `send_time` takes a sample from every ACK of new data.
+#[test]
+fn one_timed_segment_per_round_trip_in_ticks() {
+    let samples = |source: RttSource| {
+        let mut a = client(
+            TcpConfig {
+                rtt_source: source,
+                ts_granularity: Duration::from_millis(10),
+                initial_cwnd_pkts: 4,
+                ..cfg()
+            },
+            plain_opts(),
+            65535,
+        );
+        a.write(ms(100), 8_000);
+        assert_eq!(drain(&mut a, ms(100)).len(), 4);
+        // ACKs of segments 1-2 and 3-4 at 143 and 144 ms: 4 ticks (100 -> 143 ms) crossed.
+        a.handle_segment(ms(143), &peer(IRS + 1, ISS + 2001, 65535));
+        let first = Some(a.stats().last_rtt);
+        drain(&mut a, ms(143));
+        a.handle_segment(ms(144), &peer(IRS + 1, ISS + 4001, 65535));
+        drain(&mut a, ms(144));
+        (a.stats().rtt_samples, first)
+    };
+    // Counts include the handshake's sample.
+    assert_eq!(
+        samples(RttSource::OnePerRtt),
+        (2, Some(Duration::from_millis(40)))
+    );
+    assert_eq!(
+        samples(RttSource::SendTime),
+        (3, Some(Duration::from_millis(43)))
+    );
+}

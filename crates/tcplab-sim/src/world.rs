@@ -816,8 +816,30 @@ impl World {
 
     /// The handshake ahead of the application (`FlowSpec::connect`).
     fn on_flow_connect(&mut self, now: Instant, f: usize) {
-        self.eps[2 * f].ep.connect(now);
+        self.open(now, 2 * f, 2 * f + 1);
         self.drain(now, 2 * f);
+    }
+
+    /// Active open of endpoint `client` towards its peer `server` (a no-op once opened):
+    /// a SYN on the network, or, with `handshake = false` (ns-2's one-way agents), both
+    /// endpoints established at once with no packet sent (`open_without_handshake`).
+    pub(super) fn open(&mut self, now: Instant, client: usize, server: usize) {
+        use tcplab_core::tcp::EndpointState;
+        let c = &self.eps[client].ep;
+        if c.config().handshake
+            || c.state() != EndpointState::Closed
+            || self.eps[server].ep.state() != EndpointState::Listen
+        {
+            self.eps[client].ep.connect(now);
+            return;
+        }
+        let (lo, hi) = self.eps.split_at_mut(client.max(server));
+        let (c, s) = if client < server {
+            (&mut lo[client].ep, &mut hi[0].ep)
+        } else {
+            (&mut hi[0].ep, &mut lo[server].ep)
+        };
+        tcplab_core::tcp::open_without_handshake(c, s, now);
     }
 
     fn on_flow_start(&mut self, now: Instant, f: usize) {
@@ -827,7 +849,7 @@ impl World {
         }
         self.flows[f].started = true;
         // A no-op if the flow connected earlier.
-        self.eps[2 * f].ep.connect(now);
+        self.open(now, 2 * f, 2 * f + 1);
         self.app_write(now, f);
         self.drain(now, 2 * f);
     }

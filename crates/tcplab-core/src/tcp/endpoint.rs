@@ -211,6 +211,8 @@ pub struct Endpoint {
     recovery_cwnd: Option<u64>,
     /// Proportional Rate Reduction (RFC 6937) during SACK recovery (`cfg.prr`).
     prr: Prr,
+    /// `rtt_source = "one_per_rtt"`: the end of the segment being timed and its send time.
+    timed_segment: Option<(u64, Instant)>,
     /// A fast retransmission that ignores cwnd (RFC 6675 5 step 4.3, RFC 6582 3.2 step 2/4).
     force_rtx: bool,
     /// AFC: a retransmission timeout fired and its retransmission goes at once (RFC 6298
@@ -272,6 +274,41 @@ pub struct Endpoint {
     ecn_hold_until: Option<u64>,
 }
 
+/// Opens a connection without a handshake on the network, as ns-2's one-way agents start
+/// (`handshake = false`): the SYN, SYN-ACK and ACK are exchanged between the two endpoints
+/// at `now`, directly, so both are established with the options their configurations
+/// agree on, but no packet enters the network, neither keeps the exchange's zero RTT
+/// sample (their estimators start afresh) and their counters start at zero. The client's first data then goes with the RTO at
+/// `initial_rto`, as ns-2's first segment goes with `rtxcur_init_`.
+pub fn open_without_handshake(client: &mut Endpoint, server: &mut Endpoint, now: Instant) {
+    debug_assert!(!client.cfg.handshake);
+    debug_assert!(client.conn == Conn::Closed && server.conn == Conn::Listen);
+    client.connect(now);
+    let syn = client.poll_transmit(now).expect("a SYN");
+    server.handle_segment(now, &syn);
+    let syn_ack = server.poll_transmit(now).expect("a SYN-ACK");
+    client.handle_segment(now, &syn_ack);
+    let ack = client.poll_transmit(now).expect("the handshake's ACK");
+    server.handle_segment(now, &ack);
+    debug_assert!(client.conn == Conn::Established && server.conn == Conn::Established);
+    for ep in [client, server] {
+        ep.stats = TcpStats::default();
+        ep.rtt = fresh_rtt(&ep.cfg);
+        ep.sync_timers(now);
+    }
+}
+
+/// The RTT estimator before any sample (RFC 6298 2.1: RTO = `initial_rto`).
+fn fresh_rtt(cfg: &TcpConfig) -> RttEstimator {
+    RttEstimator::new(
+        cfg.initial_rto,
+        cfg.min_rto,
+        cfg.max_rto,
+        cfg.ts_granularity,
+    )
+    .with_rule(cfg.rto_rule)
+}
+
 /// RFC 7323 section 2.3: the smallest shift that lets the window field cover the buffer.
 fn wscale_for(buf: u64) -> u8 {
     let mut s = 0u8;
@@ -284,13 +321,7 @@ fn wscale_for(buf: u64) -> u8 {
 impl Endpoint {
     pub fn new(cfg: TcpConfig, isn: SeqNo) -> Self {
         let mss = cfg.mss.max(1);
-        let rtt = RttEstimator::new(
-            cfg.initial_rto,
-            cfg.min_rto,
-            cfg.max_rto,
-            cfg.ts_granularity,
-        )
-        .with_rule(cfg.rto_rule);
+        let rtt = fresh_rtt(&cfg);
         let mut cc = Cc::with_config(cfg.cc, mss, cfg.initial_cwnd_pkts as u64 * mss as u64, &cfg);
         cc.set_peer_ts_granularity(cfg.ts_granularity);
         cc.set_rate_error(cfg.rate_error_cv, 0, 0);
@@ -366,6 +397,7 @@ impl Endpoint {
             afc: afc::AfcState::new(),
             frto: Frto::default(),
             prr: Prr::new(cfg.prr),
+            timed_segment: None,
             ecn_ok: false,
             ece_pending: false,
             cwr_pending: false,
@@ -637,6 +669,16 @@ impl Endpoint {
 
     /// Where this connection's RTT samples come from: `cfg.rtt_source`, except that
     /// without negotiated timestamps `tsecr` falls back to the send time (Karn's rule).
+    /// ns-2's `rtt_update` without timestamps: the number of `tcpTick_` boundaries between
+    /// the send time and now (the simulation clock starts at a tick), at least one tick.
+    fn tick_rtt(&self, sent: Instant, now: Instant) -> Duration {
+        let g = self.cfg.ts_granularity.as_nanos().max(1);
+        let ticks = (now.as_nanos() / g)
+            .saturating_sub(sent.as_nanos() / g)
+            .max(1);
+        Duration::from_nanos(ticks * g)
+    }
+
     fn rtt_source(&self) -> RttSource {
         match self.cfg.rtt_source {
             RttSource::Tsecr if !self.ts_ok => RttSource::SendTime,
@@ -789,6 +831,14 @@ impl Endpoint {
                     if let Some((r, sent)) = self.tsecr_rtt(now, seg) {
                         rtt = Some(self.rtt_sample(r, r));
                         echo_sent_at = Some(sent);
+                    }
+                }
+                RttSource::OnePerRtt => {
+                    // ns-2's `newack`: the ACK covers the timed segment.
+                    if let Some((_, sent)) = self.timed_segment.filter(|&(end, _)| ack >= end) {
+                        self.timed_segment = None;
+                        let r = self.tick_rtt(sent, now);
+                        rtt = Some(self.rtt_sample(r, r));
                     }
                 }
                 RttSource::Linux => {
@@ -1615,6 +1665,9 @@ impl Endpoint {
         });
         self.snd_nxt += len as u64;
         self.fin_sent |= fin;
+        if self.cfg.rtt_source == RttSource::OnePerRtt && self.timed_segment.is_none() && len > 0 {
+            self.timed_segment = Some((self.snd_nxt, now));
+        }
         self.cc.on_packet_sent(now, len, self.sb.pipe(), false);
         if self.cfg.cwnd_limited_growth {
             let full = self.sb.pipe() >= self.cwnd();
@@ -1644,6 +1697,9 @@ impl Endpoint {
     /// Not-ECT.
     fn retransmit(&mut self, now: Instant, i: usize) -> Segment {
         self.rto_rtx_due = false;
+        // ns-2's `reset_rtx_timer` (timeout and fast retransmit alike): Karn's rule for the
+        // one timed segment.
+        self.timed_segment = None;
         self.sb.on_retransmit(i, now);
         let s = *self.sb.get(i);
         self.stats.retransmitted_segments += 1;

@@ -143,7 +143,7 @@ impl World {
     pub(super) fn page_open(&mut self, now: Instant, f: usize) {
         self.flows[f].started = true;
         self.conn(f).opened = true;
-        self.eps[2 * f + 1].ep.connect(now);
+        self.open(now, 2 * f + 1, 2 * f);
         self.page_request_next(now, f);
         self.drain(now, 2 * f + 1);
     }
