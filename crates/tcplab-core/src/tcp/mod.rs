@@ -4,6 +4,7 @@
 pub mod endpoint;
 pub mod frto;
 pub mod prr;
+pub mod rack;
 pub mod reassembly;
 pub mod rtt;
 pub mod sack;
@@ -19,6 +20,7 @@ use crate::fc::classic::WindowUpdate;
 use crate::fc::FcKind;
 use crate::rate::rre::FeedbackDelay;
 pub use crate::tcp::prr::PrrRule;
+pub use crate::tcp::rack::LossDetection;
 pub use crate::tcp::rtt::RtoRule;
 use crate::time::Duration;
 use serde::{Deserialize, Serialize};
@@ -294,6 +296,9 @@ pub struct TcpConfig {
     /// Proportional Rate Reduction (RFC 6937) in SACK recovery ([`PrrRule`]): `off`
     /// (RFC 6675's pipe rule), `rfc6937`, `linux` or `ns3`.
     pub prr: PrrRule,
+    /// Loss detection ([`LossDetection`]): `dupthresh` (RFC 6675 IsLost and duplicate
+    /// ACKs) or `rack_tlp` (RFC 8985 RACK-TLP, SACK connections only).
+    pub loss_detection: LossDetection,
     /// The stack profile the other keys started from ([`Profile`]). Informational here:
     /// the scenario layer resolves it, filling every key of [`TcpConfig::PROFILE_KEYS`] not
     /// given explicitly.
@@ -302,9 +307,10 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
-    pub const PROFILE_KEYS: [&'static str; 24] = [
+    pub const PROFILE_KEYS: [&'static str; 25] = [
         "cwnd_limited_growth",
         "prr",
+        "loss_detection",
         "cubic_variant",
         "hystart",
         "initial_cwnd_pkts",
@@ -363,6 +369,7 @@ impl TcpConfig {
                 c.max_persist = s(120);
                 c.cwnd_limited_growth = true;
                 c.prr = PrrRule::Linux;
+                c.loss_detection = LossDetection::RackTlp;
             }
             Profile::Ns3 => {
                 c.cubic_variant = CubicVariant::Rfc9438;
@@ -503,6 +510,7 @@ impl TcpConfig {
             rto_restart: RtoRestart::EveryAck,
             cwnd_limited_growth: false,
             prr: PrrRule::Off,
+            loss_detection: LossDetection::Dupthresh,
             profile: Profile::Linux,
         }
     }
