@@ -6,7 +6,7 @@ mod common;
 
 use common::script::{ack, drain, ms, offs, ISS};
 use tcplab_core::tcp::{Endpoint, EndpointState, Profile, RttSource, TcpConfig};
-use tcplab_core::{Duration, Flags, Instant, Segment, SeqNo, TcpOptions, Timestamps};
+use tcplab_core::{Duration, Flags, Instant, Segment, SeqNo, Timestamps};
 
 /// Delivers everything `from` sends at `at` to `to` at `at + delay`; returns the segments.
 fn pass(from: &mut Endpoint, to: &mut Endpoint, at: Instant, delay: Duration) -> Vec<Segment> {
@@ -116,16 +116,7 @@ fn ssthresh_after_the_loss_in(profile: Profile, window: u16) -> u64 {
         nagle: false,
         ..TcpConfig::for_profile(profile)
     };
-    let mut a = Endpoint::new(cfg, SeqNo(ISS));
-    a.connect(ms(0));
-    drain(&mut a, ms(0));
-    let opts = TcpOptions {
-        mss: Some(1000),
-        sack_permitted: true,
-        ..Default::default()
-    };
-    a.handle_segment(ms(50), &common::script::synack(window, opts));
-    drain(&mut a, ms(50));
+    let mut a = common::script::established_with_sack(cfg, window);
     a.write(ms(100), 6000);
     assert_eq!(offs(&drain(&mut a, ms(100))).len(), 6);
     assert_eq!(a.cwnd(), 10_000);

@@ -96,6 +96,7 @@ fn random_scenario(seed: u64) -> Scenario {
         ns_per_byte: [0, 800, 8000][r.below(3) as usize],
         drop_seqs: vec![],
         ce_seqs: vec![],
+        delay_seqs: vec![],
     };
     let near_wrap = |r: &mut Rng| SeqNo(u32::MAX - r.below(200_000) as u32);
     let client_isn = if r.bernoulli(0.5) {

@@ -223,6 +223,7 @@ VALIDATED_RULES: dict[str, Any] = {
     "cwnd_limited_growth": False,
     "hystart": False,
     "prr": "off",
+    "loss_detection": "dupthresh",
     "max_rto": "60s",
     "max_persist": "60s",
 }

@@ -13,11 +13,12 @@ use crate::segment::{payload_tag, Ecn, Flags, SackBlock, Segment, TcpOptions, Ti
 use crate::seq::SeqNo;
 use crate::tcp::frto::{Frto, FrtoAck, FrtoPhase, FrtoVerdict};
 use crate::tcp::prr::{Prr, PrrAck};
+use crate::tcp::rack::{self, Rack};
 use crate::tcp::reassembly::Reassembly;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{Scoreboard, SentSeg};
 use crate::tcp::timers::{Timer, TimerTable};
-use crate::tcp::{Recovery, RtoRestart, RttSource, SsthreshRule, TcpConfig};
+use crate::tcp::{LossDetection, Recovery, RtoRestart, RttSource, SsthreshRule, TcpConfig};
 use crate::time::{Duration, Instant};
 
 mod afc;
@@ -61,6 +62,10 @@ pub struct TcpStats {
     pub timeouts: u64,
     /// Data timeouts F-RTO (RFC 5682) found spurious and undid.
     pub spurious_timeouts: u64,
+    /// Tail loss probes sent (RFC 8985 7.3).
+    pub loss_probes: u64,
+    /// RACK reordering timer expiries that marked a loss (RFC 8985 6.3).
+    pub rack_reorder_timeouts: u64,
     pub segments_received: u64,
     pub dup_acks_received: u64,
     pub bytes_acked: u64,
@@ -259,6 +264,10 @@ pub struct Endpoint {
     afc: afc::AfcState,
     /// Spurious timeout detection (RFC 5682); idle unless `cfg.frto` and a timeout fired.
     frto: Frto,
+    /// RACK-TLP (RFC 8985) state; unused unless [`Endpoint::rack_on`].
+    rack: Rack,
+    /// The probe timeout fired: the next transmission is a tail loss probe (RFC 8985 7.3).
+    loss_probe_due: bool,
 
     // ECN (RFC 3168 section 6.1); all false / None unless `cfg.ecn`.
     /// ECN negotiated: both ends sent an ECN-setup SYN or SYN-ACK (6.1.1).
@@ -396,6 +405,8 @@ impl Endpoint {
             }),
             afc: afc::AfcState::new(),
             frto: Frto::default(),
+            rack: Rack::default(),
+            loss_probe_due: false,
             prr: Prr::new(cfg.prr),
             timed_segment: None,
             ecn_ok: false,
@@ -807,6 +818,15 @@ impl Endpoint {
         let mut linux_seq_rtt: Option<(Instant, Instant)> = None;
         // Linux's TSecr sample, taken only from an ACK of new data (FLAG_ACKED).
         let mut linux_tsecr: Option<(Duration, Instant)> = None;
+        // RACK: the highest SACKed position before this ACK (Linux `prior_fack`), and the
+        // latest send time a retransmission may have to give RACK a sample.
+        let prior_high_sacked = self.sb.high_sacked();
+        if self.rack_on() {
+            let min_rtt = self.rtt.min_rtt.unwrap_or(Duration::ZERO);
+            let by =
+                (self.rtt.min_rtt.is_some() && now.as_nanos() >= min_rtt.0).then(|| now - min_rtt);
+            self.sb.start_rack_ack(by);
+        }
         if ack > self.snd_una {
             let a = self.sb.ack_to(ack);
             first_original = a.first_original;
@@ -882,8 +902,19 @@ impl Endpoint {
                     (a, b) => a.or(b),
                 };
             }
-            if sacked > 0 {
+            if sacked > 0 && !self.rack_on() {
                 newly_lost = self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
+            }
+        }
+        if self.rack_on() {
+            // Linux `tcp_check_sack_reordering`: an original transmission delivered below
+            // the highest SACK arrived out of order.
+            if first_original.is_some_and(|f| f < prior_high_sacked) {
+                self.rack.reordering_seen = true;
+            }
+            self.rack.on_delivered(now, self.sb.rack_delivered());
+            if self.rack.take_advanced() {
+                newly_lost |= self.rack_detect_loss(now);
             }
         }
         if self.rtt_source() == RttSource::Linux {
@@ -914,6 +945,11 @@ impl Endpoint {
             }
             if self.probe_at.is_some_and(|p| p < ack) {
                 self.probe_at = None;
+            }
+            // RFC 8985 7.4's bookkeeping without its D-SACK-based response: the probe's
+            // round is over once everything sent up to it is acknowledged.
+            if self.rack.probe_high.is_some_and(|h| ack >= h) {
+                self.rack.probe_high = None;
             }
         }
         // AFC (Algorithm 4): flow window inputs, zero-window flag, open-window reset, and
@@ -996,7 +1032,12 @@ impl Endpoint {
             // RFC 6582 3.2 step 1: only ACKs beyond `recover` may start a new recovery (ns-2's
             // Reno too, with its default `bugFix_`).
             let front_lost = self.sb.front().is_some_and(|f| f.lost && !f.sacked);
-            let enter = self.dupacks >= self.cfg.dupack_threshold || (self.snd_sack && front_lost);
+            let enter = if self.rack_on() {
+                // Linux `tcp_time_to_recover` with RACK: a loss is proven (`lost_out`).
+                self.sb.any_awaiting_rtx()
+            } else {
+                self.dupacks >= self.cfg.dupack_threshold || (self.snd_sack && front_lost)
+            };
             if enter && !afc_quiet {
                 self.enter_recovery(now);
                 newly_lost = true;
@@ -1059,7 +1100,126 @@ impl Endpoint {
                 }
             }
         }
+        if self.rack_on() {
+            // Linux `tcp_ack`: an ACK cancels a pending probe; one that acknowledges new
+            // data schedules the next (`tcp_set_xmit_timer`).
+            self.timers.disarm(Timer::LossProbe);
+            if ack > una_before {
+                self.schedule_loss_probe(now);
+            }
+        }
         true
+    }
+
+    /// RACK-TLP runs on this connection: `loss_detection = "rack_tlp"` and SACK in use
+    /// (RACK needs SACK to see what was delivered; Linux falls back to duplicate ACKs too).
+    fn rack_on(&self) -> bool {
+        self.cfg.loss_detection == LossDetection::RackTlp && self.snd_sack
+    }
+
+    /// RFC 8985 6.2 step 5 with Linux's reordering window; arms or disarms the reordering
+    /// timer (6.3) for the segments not yet overdue. True if a segment was newly marked lost.
+    fn rack_detect_loss(&mut self, now: Instant) -> bool {
+        let Some(newest) = self.rack.newest_delivered() else {
+            return false;
+        };
+        // Linux's `icsk_ca_state >= TCP_CA_Recovery`: fast recovery, or the recovery after
+        // a timeout (until everything sent before it is acknowledged).
+        let recovering = self.in_recovery || self.snd_una < self.recover;
+        let dupthresh_sacked =
+            self.sb.sacked_bytes() >= self.cfg.dupack_threshold as u64 * self.mss as u64;
+        let delay = self.rack.loss_delay(
+            recovering,
+            dupthresh_sacked,
+            self.rtt.min_rtt,
+            self.rtt.srtt,
+        );
+        let (lost, wait) = self.sb.rack_mark_lost(now, newest, delay);
+        match wait {
+            // Linux `tcp_rack_mark_lost`: TCP_TIMEOUT_MIN of slack, at most one RTO away.
+            Some(w) => self.timers.arm(
+                Timer::RackReorder,
+                now + (w + rack::TIMEOUT_MIN).min(self.rtt.rto()),
+            ),
+            None => self.timers.disarm(Timer::RackReorder),
+        }
+        lost
+    }
+
+    /// Linux `tcp_rack_reo_timeout`: the reordering timer re-runs the loss scan; a loss
+    /// starts a recovery if none is under way (with PRR's first step for one delivered
+    /// segment, as Linux's `tcp_cwnd_reduction(sk, 1, ...)`).
+    fn on_rack_reorder_timeout(&mut self, now: Instant) {
+        if !self.rack_on() || self.conn != Conn::Established || self.sb.is_empty() {
+            return;
+        }
+        if !self.rack_detect_loss(now) {
+            return;
+        }
+        self.stats.rack_reorder_timeouts += 1;
+        if !self.in_recovery && self.snd_una >= self.recover {
+            self.enter_recovery(now);
+            let pa = PrrAck {
+                delivered: self.mss as u64,
+                newly_lost: true,
+                pipe: self.sb.pipe(),
+                ssthresh: self.cc.ssthresh(),
+                mss: self.mss as u64,
+                ..PrrAck::default()
+            };
+            self.prr.on_ack(&pa);
+        }
+    }
+
+    /// TLP may probe now (RFC 8985 7.2, Linux `tcp_schedule_loss_probe`): RACK-TLP on,
+    /// data outstanding, no recovery or F-RTO under way (Linux's Open state), no probe
+    /// outstanding and no zero-window probing.
+    fn loss_probe_allowed(&self) -> bool {
+        self.rack_on()
+            && self.conn == Conn::Established
+            && !self.sb.is_empty()
+            && !self.in_recovery
+            && self.snd_una >= self.recover
+            && self.frto.phase == FrtoPhase::Idle
+            && self.probe_at.is_none()
+            && self.rack.probe_high.is_none()
+    }
+
+    /// Arms the probe timeout, no later than the retransmission timer (RFC 8985 7.2).
+    fn schedule_loss_probe(&mut self, now: Instant) {
+        if !self.loss_probe_allowed() {
+            self.timers.disarm(Timer::LossProbe);
+            return;
+        }
+        let pto = Rack::probe_timeout(self.rtt.srtt, self.sb.len() == 1, self.cfg.min_rto);
+        let rto_at = self.timers.get(Timer::Retransmit).unwrap_or(Instant::MAX);
+        self.timers.arm(Timer::LossProbe, (now + pto).min(rto_at));
+    }
+
+    /// RFC 8985 7.3, Linux `tcp_send_loss_probe`: one new segment if the peer's window
+    /// allows (the congestion window does not matter), else the highest segment again;
+    /// then the retransmission timer restarts from now.
+    fn send_loss_probe(&mut self, now: Instant) -> Option<Segment> {
+        let unsent = self.written - self.snd_nxt;
+        let len = unsent.min(self.mss as u64).min(self.wnd_avail());
+        let seg = if len > 0 {
+            self.send_new(now, len as u32)
+        } else if unsent == 0 && self.fin_queued && !self.fin_sent {
+            self.send_new(now, 0)
+        } else {
+            // Linux `__tcp_retransmit_skb`: nothing beyond a shrunken window is sent again,
+            // except the first unacknowledged segment (then a zero-window probe).
+            let last = self.sb.len().checked_sub(1)?;
+            let start = self.sb.get(last).start;
+            if start >= self.snd_una + self.peer_wnd && start != self.snd_una {
+                return None;
+            }
+            self.retransmit(now, last)
+        };
+        self.rack.probe_high = Some(self.snd_max());
+        self.stats.loss_probes += 1;
+        self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+        Some(seg)
     }
 
     /// RFC 5682 step 3b with RFC 4015's response, as Linux undoes a spurious timeout: the
@@ -1073,7 +1233,7 @@ impl Endpoint {
         }
         self.frto.stop();
         self.sb.undo_rto();
-        if self.snd_sack {
+        if self.snd_sack && !self.rack_on() {
             // Losses the SACK information shows on its own still stand (RFC 6675 IsLost).
             self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
         }
@@ -1122,9 +1282,15 @@ impl Endpoint {
             // RFC 3168 6.1.2: a reduction for any reason is followed by CWR.
             self.cwr_pending = self.ecn_ok;
         }
-        self.sb.mark_front_lost();
+        if !self.rack_on() {
+            // With RACK the losses that start a recovery are marked already (Linux's
+            // `tcp_enter_recovery` marks nothing).
+            self.sb.mark_front_lost();
+        }
         self.force_rtx = true;
         self.stats.fast_retransmits += 1;
+        self.rack.probe_high = None;
+        self.timers.disarm(Timer::LossProbe);
         if self.snd_sack && !self.cfg.cc.is_rate_based() {
             let (flight, pipe) = (self.sb.flight_size(), self.sb.pipe());
             self.prr.enter(flight, pipe, prior_cwnd);
@@ -1306,6 +1472,12 @@ impl Endpoint {
             self.ack_now = true;
         }
         self.timers.take_expired(Timer::Pacing, now);
+        if self.timers.take_expired(Timer::RackReorder, now) {
+            self.on_rack_reorder_timeout(now);
+        }
+        if self.timers.take_expired(Timer::LossProbe, now) && self.loss_probe_allowed() {
+            self.loss_probe_due = true;
+        }
         if self.timers.take_expired(Timer::FlowControl, now) {
             self.fc.on_timeout(now);
             self.sync_fc_timer();
@@ -1360,6 +1532,10 @@ impl Endpoint {
                 self.dupacks = 0;
                 self.force_rtx = false;
                 self.probe_at = None;
+                self.rack.probe_high = None;
+                self.loss_probe_due = false;
+                self.timers.disarm(Timer::LossProbe);
+                self.timers.disarm(Timer::RackReorder);
                 if frto {
                     let front_end = self.sb.front().map_or(self.snd_una, |f| f.end());
                     self.frto.on_rto(self.snd_max(), front_end, self.snd_sack);
@@ -1382,6 +1558,8 @@ impl Endpoint {
         // probe is covered by the persist timer instead.
         if self.sb.is_empty() || probe_only {
             self.timers.disarm(Timer::Retransmit);
+            self.timers.disarm(Timer::LossProbe);
+            self.timers.disarm(Timer::RackReorder);
         } else if !self.timers.is_armed(Timer::Retransmit) {
             self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
         }
@@ -1601,6 +1779,11 @@ impl Endpoint {
                 return None;
             }
         }
+        if std::mem::take(&mut self.loss_probe_due) && self.loss_probe_allowed() {
+            if let Some(seg) = self.send_loss_probe(now) {
+                return Some(seg);
+            }
+        }
         let avail = self.cwnd().saturating_sub(self.sb.pipe());
         if self.force_rtx {
             self.force_rtx = false;
@@ -1621,7 +1804,9 @@ impl Endpoint {
         let mss = self.mss as u64;
         if unsent == 0 {
             if self.fin_queued && !self.fin_sent {
-                return Some(self.send_new(now, 0));
+                let seg = self.send_new(now, 0);
+                self.schedule_loss_probe(now);
+                return Some(seg);
             }
         } else {
             let len = unsent.min(mss).min(self.wnd_avail());
@@ -1637,7 +1822,10 @@ impl Endpoint {
                 let ok =
                     len >= mss || (idle && len == unsent) || (idle && len >= self.max_peer_wnd / 2);
                 if ok {
-                    return Some(self.send_new(now, len as u32));
+                    let seg = self.send_new(now, len as u32);
+                    // Linux `tcp_write_xmit`: new data (re)schedules the probe timeout.
+                    self.schedule_loss_probe(now);
+                    return Some(seg);
                 }
             }
         }
@@ -1662,6 +1850,7 @@ impl Endpoint {
             lost: false,
             rtx_in_pipe: false,
             retransmitted: false,
+            tx_order: 0,
         });
         self.snd_nxt += len as u64;
         self.fin_sent |= fin;

@@ -4,6 +4,7 @@
 pub mod endpoint;
 pub mod frto;
 pub mod prr;
+pub mod rack;
 pub mod reassembly;
 pub mod rtt;
 pub mod sack;
@@ -19,6 +20,7 @@ use crate::fc::classic::WindowUpdate;
 use crate::fc::FcKind;
 use crate::rate::rre::FeedbackDelay;
 pub use crate::tcp::prr::PrrRule;
+pub use crate::tcp::rack::LossDetection;
 pub use crate::tcp::rtt::RtoRule;
 use crate::time::Duration;
 use serde::{Deserialize, Serialize};
@@ -306,6 +308,9 @@ pub struct TcpConfig {
     /// `initial_rto` (ns-2's `rtxcur_init_` 3 s) and the first sample comes from data
     /// ([`open_without_handshake`](crate::tcp::endpoint::open_without_handshake)).
     pub handshake: bool,
+    /// Loss detection ([`LossDetection`]): `dupthresh` (RFC 6675 IsLost and duplicate
+    /// ACKs) or `rack_tlp` (RFC 8985 RACK-TLP, SACK connections only).
+    pub loss_detection: LossDetection,
     /// The stack profile the other keys started from ([`Profile`]). Informational here:
     /// the scenario layer resolves it, filling every key of [`TcpConfig::PROFILE_KEYS`] not
     /// given explicitly.
@@ -314,9 +319,10 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
-    pub const PROFILE_KEYS: [&'static str; 24] = [
+    pub const PROFILE_KEYS: [&'static str; 25] = [
         "cwnd_limited_growth",
         "prr",
+        "loss_detection",
         "cubic_variant",
         "hystart",
         "initial_cwnd_pkts",
@@ -375,6 +381,7 @@ impl TcpConfig {
                 c.max_persist = s(120);
                 c.cwnd_limited_growth = true;
                 c.prr = PrrRule::Linux;
+                c.loss_detection = LossDetection::RackTlp;
             }
             Profile::Ns3 => {
                 c.cubic_variant = CubicVariant::Rfc9438;
@@ -520,6 +527,7 @@ impl TcpConfig {
             cwnd_limited_growth: false,
             prr: PrrRule::Off,
             handshake: true,
+            loss_detection: LossDetection::Dupthresh,
             profile: Profile::Linux,
         }
     }

@@ -22,6 +22,11 @@ pub struct SentSeg {
     pub rtx_in_pipe: bool,
     /// Ever retransmitted: Karn's rule forbids RTT samples from it.
     pub retransmitted: bool,
+    /// Position of the latest transmission in the order of all transmissions (set by the
+    /// scoreboard): RACK's "sent after" (RFC 8985 6.2) without ties, where RFC 8985 breaks
+    /// a tie of send times by end sequence; a simulator sends many segments at one instant,
+    /// retransmissions after new data as often as before.
+    pub tx_order: u64,
 }
 
 impl SentSeg {
@@ -105,6 +110,16 @@ pub struct Scoreboard {
     /// (a receiver repeats its blocks on every ACK, each a segment longer).
     applied: [(u64, u64); 4],
     applied_next: usize,
+    /// RACK (RFC 8985 6.2 step 2): the newest (send time, transmission order) among the segments newly
+    /// delivered since [`Scoreboard::start_rack_ack`], and the latest send time a
+    /// retransmission may have to count (a younger one was probably delivered by its
+    /// original transmission: its RTT would be below min_RTT).
+    rack_delivered: Option<(Instant, u64)>,
+    rack_rtx_sent_by: Option<Instant>,
+    /// RACK is in use: [`Scoreboard::start_rack_ack`] was called (else nothing is noted).
+    rack_tracking: bool,
+    /// Transmissions so far (the next `SentSeg::tx_order`).
+    tx_count: u64,
 }
 
 impl Scoreboard {
@@ -154,8 +169,9 @@ impl Scoreboard {
         }
     }
 
-    pub fn push(&mut self, seg: SentSeg) {
+    pub fn push(&mut self, mut seg: SentSeg) {
         debug_assert!(self.segs.back().is_none_or(|b| b.end() == seg.start));
+        seg.tx_order = self.next_tx_order();
         self.pipe += seg.pipe();
         self.awaiting_rtx += seg.awaits_rtx() as u64;
         self.segs.push_back(seg);
@@ -178,6 +194,7 @@ impl Scoreboard {
                     out.previously_sacked += f.len as u64;
                 } else {
                     out.latest_sent = out.latest_sent.max(Some(f.sent_at));
+                    self.note_rack_delivered(&f);
                     if !f.retransmitted {
                         if out.first_original.is_none() {
                             out.first_original = Some(f.start);
@@ -238,7 +255,10 @@ impl Scoreboard {
     pub fn sack_block(&mut self, start: u64, end: u64) -> Sacked {
         let mut i = self.segs.partition_point(|s| s.start < start);
         let mut newly = Sacked::default();
-        while i < self.segs.len() && self.segs[i].end() <= end {
+        // A segment counts as SACKed when its data is: a block never covers the FIN's
+        // sequence number, but a receiver holding the last segment's data holds its FIN
+        // too (the loss right before a FIN is then seen, by RACK a tail loss probe's too).
+        while i < self.segs.len() && self.segs[i].start + self.segs[i].len as u64 <= end {
             let s = self.segs[i];
             if s.sacked {
                 // Inside a block applied before: jump past every segment it wholly covers
@@ -252,7 +272,8 @@ impl Scoreboard {
                     continue;
                 }
             }
-            if !s.sacked && s.len > 0 && !s.fin {
+            if !s.sacked && s.len > 0 {
+                self.note_rack_delivered(&s);
                 newly.bytes += self.segs[i].len as u64;
                 newly.latest_sent = newly.latest_sent.max(Some(self.segs[i].sent_at));
                 if !self.segs[i].retransmitted {
@@ -326,6 +347,87 @@ impl Scoreboard {
         any
     }
 
+    /// Starts collecting one ACK's RACK sample: retransmissions sent after `rtx_sent_by`
+    /// (None: every retransmission, before any RTT sample) are left out.
+    pub fn start_rack_ack(&mut self, rtx_sent_by: Option<Instant>) {
+        self.rack_delivered = None;
+        self.rack_rtx_sent_by = rtx_sent_by;
+        self.rack_tracking = true;
+    }
+
+    fn next_tx_order(&mut self) -> u64 {
+        self.tx_count += 1;
+        self.tx_count
+    }
+
+    /// The newest (send time, transmission order) newly delivered since
+    /// [`Scoreboard::start_rack_ack`].
+    pub fn rack_delivered(&self) -> Option<(Instant, u64)> {
+        self.rack_delivered
+    }
+
+    fn note_rack_delivered(&mut self, s: &SentSeg) {
+        if !self.rack_tracking {
+            return;
+        }
+        if s.retransmitted && self.rack_rtx_sent_by.is_none_or(|by| s.sent_at > by) {
+            return;
+        }
+        let key = (s.sent_at, s.tx_order);
+        if self.rack_delivered.is_none_or(|d| key.1 > d.1) {
+            self.rack_delivered = Some(key);
+        }
+    }
+
+    /// RFC 8985 6.2 step 5 (RACK_detect_loss): every un-SACKed segment sent before
+    /// `newest` (send time, transmission order) whose send time plus `loss_delay` has passed is
+    /// lost, retransmissions included (a lost retransmission, which IsLost() cannot see).
+    /// Returns whether any was newly marked, and how long until the last of the others
+    /// is due (the reordering timer; RFC 8985 and Linux take the latest, not the
+    /// earliest, and re-scan then).
+    ///
+    /// Segments already lost and awaiting retransmission are skipped. Originals go out in
+    /// sequence order, so the scan stops at the first never-retransmitted segment sent
+    /// after `newest`: everything above it was sent later still.
+    pub fn rack_mark_lost(
+        &mut self,
+        now: Instant,
+        newest: (Instant, u64),
+        loss_delay: Duration,
+    ) -> (bool, Option<Duration>) {
+        let (mut any, mut wait) = (false, None);
+        for i in 0..self.segs.len() {
+            let s = self.segs[i];
+            if s.sacked || s.awaits_rtx() {
+                continue;
+            }
+            if s.tx_order >= newest.1 {
+                if s.retransmitted {
+                    continue;
+                }
+                break;
+            }
+            let due = s.sent_at + loss_delay;
+            if due <= now {
+                self.update(i, |s| {
+                    s.lost = true;
+                    s.rtx_in_pipe = false;
+                });
+                self.rtx_cursor = self.rtx_cursor.min(s.start);
+                any = true;
+            } else {
+                wait = wait.max(Some(due - now));
+            }
+        }
+        (any, wait)
+    }
+
+    /// Any segment lost and not yet retransmitted (Linux `lost_out > 0` for the purpose
+    /// of `tcp_time_to_recover`).
+    pub fn any_awaiting_rtx(&self) -> bool {
+        self.awaiting_rtx > 0
+    }
+
     /// Declares the first outstanding segment lost (fast retransmit, NewReno partial ACK).
     pub fn mark_front_lost(&mut self) -> bool {
         if self.segs.is_empty() || self.segs[0].sacked {
@@ -375,14 +477,14 @@ impl Scoreboard {
         let mut i = self.segs.partition_point(|s| s.start < self.rtx_cursor);
         while i < self.segs.len() {
             let s = &self.segs[i];
-            if !s.sacked && !s.rtx_in_pipe {
-                if s.lost {
-                    self.rtx_cursor = s.start;
-                    return Some(i);
-                }
-                // Losses are a prefix of the un-SACKed segments: nothing further is lost.
-                return None;
+            if s.awaits_rtx() {
+                self.rtx_cursor = s.start;
+                return Some(i);
             }
+            // One is waiting at or above the cursor (`awaiting_rtx` > 0). Under RFC 6675
+            // it is the first un-SACKed segment not in the pipe twice (losses are a prefix
+            // of those); RACK marks by send time, so a segment retransmitted and then
+            // found in flight after all (an undone timeout) may sit below it unmarked.
             i += 1;
         }
         None
@@ -406,7 +508,9 @@ impl Scoreboard {
 
     /// Records the retransmission of segment `i` at `now`.
     pub fn on_retransmit(&mut self, i: usize, now: Instant) {
+        let order = self.next_tx_order();
         self.update(i, |s| {
+            s.tx_order = order;
             s.rtx_in_pipe = true;
             s.retransmitted = true;
             s.sent_at = now;
@@ -415,9 +519,11 @@ impl Scoreboard {
 
     /// Re-sends segment `i` without changing its loss state (a repeated zero-window probe).
     pub fn touch(&mut self, i: usize, now: Instant) {
+        let order = self.next_tx_order();
         let s = &mut self.segs[i];
         s.retransmitted = true;
         s.sent_at = now;
+        s.tx_order = order;
     }
 
     /// The pipe recomputed from scratch (for invariant checks).
@@ -488,6 +594,7 @@ mod tests {
                 lost: false,
                 rtx_in_pipe: false,
                 retransmitted: false,
+                tx_order: 0,
             });
         }
         sb
@@ -554,8 +661,8 @@ mod tests {
     fn reference_sack_block(sb: &mut Scoreboard, start: u64, end: u64) -> Sacked {
         let mut i = sb.segs.partition_point(|s| s.start < start);
         let mut newly = Sacked::default();
-        while i < sb.segs.len() && sb.segs[i].end() <= end {
-            if !sb.segs[i].sacked && sb.segs[i].len > 0 && !sb.segs[i].fin {
+        while i < sb.segs.len() && sb.segs[i].start + sb.segs[i].len as u64 <= end {
+            if !sb.segs[i].sacked && sb.segs[i].len > 0 {
                 newly.bytes += sb.segs[i].len as u64;
                 newly.latest_sent = newly.latest_sent.max(Some(sb.segs[i].sent_at));
                 if !sb.segs[i].retransmitted {
@@ -647,6 +754,7 @@ mod tests {
                                 lost: false,
                                 rtx_in_pipe: false,
                                 retransmitted: false,
+                                tx_order: 0,
                             };
                             fast.push(seg);
                             slow.push(seg);

@@ -1,5 +1,5 @@
 //! The endpoint's timers (RFC 6298 retransmission, RFC 9293 3.8.6.1 persist, RFC 1122
-//! 4.2.3.2 delayed ACK, pacing, the receiver policy's timer) as a fixed table indexed by an enum: arming, disarming and
+//! 4.2.3.2 delayed ACK, pacing, the receiver policy's timer, RFC 8985's reordering and probe timers) as a fixed table indexed by an enum: arming, disarming and
 //! finding the earliest deadline never walk a list (DESIGN.md "Timers").
 
 use crate::time::Instant;
@@ -12,28 +12,35 @@ pub enum Timer {
     Pacing = 3,
     /// The receiver policy's own timer (`fc::ReceiverPolicy::poll_timeout`).
     FlowControl = 4,
+    /// RACK's reordering timer (RFC 8985 6.3): re-scan for losses once the last segment
+    /// that is only reordered so far would be overdue.
+    RackReorder = 5,
+    /// TLP's probe timeout (RFC 8985 7.2).
+    LossProbe = 6,
 }
 
 impl Timer {
-    pub const ALL: [Timer; 5] = [
+    pub const ALL: [Timer; 7] = [
         Timer::Retransmit,
         Timer::Persist,
         Timer::DelayedAck,
         Timer::Pacing,
         Timer::FlowControl,
+        Timer::RackReorder,
+        Timer::LossProbe,
     ];
 }
 
 /// Deadlines, `Instant::MAX` when disarmed.
 #[derive(Clone, Debug)]
 pub struct TimerTable {
-    deadline: [Instant; 5],
+    deadline: [Instant; Timer::ALL.len()],
 }
 
 impl Default for TimerTable {
     fn default() -> Self {
         TimerTable {
-            deadline: [Instant::MAX; 5],
+            deadline: [Instant::MAX; Timer::ALL.len()],
         }
     }
 }

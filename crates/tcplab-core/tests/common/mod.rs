@@ -4,18 +4,22 @@
 
 pub mod script;
 
-use tcplab_core::tcp::{Endpoint, EndpointState, RtoRule, RttSource, SsthreshRule, TcpConfig};
+use tcplab_core::tcp::{
+    Endpoint, EndpointState, LossDetection, RtoRule, RttSource, SsthreshRule, TcpConfig,
+};
 
 /// The default profile's keys with the RFC rules most dialogues were written against and
 /// whose figures their comments give: RFC 6298's RTO, RFC 5681's FlightSize / 2, Karn's
-/// send-time samples, one segment per slow-start ACK. tests/profiles.rs checks the other
-/// rules.
+/// send-time samples, one segment per slow-start ACK, RFC 6675's loss detection (no
+/// RACK-TLP: its probe would come before the timeouts they script). tests/profiles.rs and
+/// tests/rack_dialogue.rs check the other rules.
 pub fn rfc_rules() -> TcpConfig {
     TcpConfig {
         rto_rule: RtoRule::Rfc6298,
         ssthresh_rule: SsthreshRule::FlightSize,
         rtt_source: RttSource::SendTime,
         abc_limit_pkts: 1,
+        loss_detection: LossDetection::Dupthresh,
         ..TcpConfig::default()
     }
 }
@@ -35,6 +39,9 @@ pub struct Channel {
     /// Mark CE (RFC 3168 section 5) on the first ECT transmission of the segments with
     /// these sequence numbers, as a congested router would instead of dropping them.
     pub ce_seqs: Vec<SeqNo>,
+    /// Delay the first transmission of the segment with this sequence number by this much
+    /// more than the others: a deterministic reordering.
+    pub delay_seqs: Vec<(SeqNo, Duration)>,
 }
 
 impl Default for Channel {
@@ -47,6 +54,7 @@ impl Default for Channel {
             ns_per_byte: 0,
             drop_seqs: Vec::new(),
             ce_seqs: Vec::new(),
+            delay_seqs: Vec::new(),
         }
     }
 }
@@ -94,6 +102,12 @@ impl Pipe {
                 return;
             }
         }
+        let mut extra = Duration::ZERO;
+        if seg.payload_len > 0 {
+            if let Some(i) = self.ch.delay_seqs.iter().position(|&(q, _)| q == seg.seq) {
+                extra = self.ch.delay_seqs.swap_remove(i).1;
+            }
+        }
         if self.rng.bernoulli(self.ch.loss) {
             self.dropped += 1;
             return;
@@ -114,7 +128,7 @@ impl Pipe {
             };
             self.order += 1;
             self.q.push(InFlight {
-                at: start + ser + self.ch.delay + j,
+                at: start + ser + self.ch.delay + j + extra,
                 order: self.order,
                 seg,
             });

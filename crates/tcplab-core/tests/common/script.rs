@@ -38,6 +38,22 @@ pub fn synack(window: u16, options: TcpOptions) -> Segment {
     }
 }
 
+/// An endpoint of `cfg` connected at 0 ms and established at 50 ms by a SYN-ACK offering
+/// MSS 1000 and SACK with `window`: RTT, SRTT and min RTT 50 ms.
+pub fn established_with_sack(cfg: tcplab_core::tcp::TcpConfig, window: u16) -> Endpoint {
+    let mut a = Endpoint::new(cfg, SeqNo(ISS));
+    a.connect(ms(0));
+    drain(&mut a, ms(0));
+    let opts = TcpOptions {
+        mss: Some(1000),
+        sack_permitted: true,
+        ..Default::default()
+    };
+    a.handle_segment(ms(50), &synack(window, opts));
+    drain(&mut a, ms(50));
+    a
+}
+
 /// Stream offsets of the data segments in `v`.
 pub fn offs(v: &[Segment]) -> Vec<u32> {
     v.iter().map(|s| s.seq.0 - ISS - 1).collect()

@@ -46,6 +46,7 @@ fn topology(
                       "rto_rule": "rfc6298", "rtt_source": "send_time",
                       "ssthresh_rule": "flight_size", "abc_limit_pkts": 1,
                       "cwnd_limited_growth": false, "hystart": false, "prr": "off",
+                      "loss_detection": "dupthresh",
                       "max_rto": 60_000_000_000u64, "max_persist": 60_000_000_000u64 });
     let flows: Vec<Value> = flows
         .iter()

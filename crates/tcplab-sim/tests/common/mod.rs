@@ -94,6 +94,7 @@ pub fn validated_rules(t: &mut TcpConfig) {
     t.cwnd_limited_growth = false;
     t.hystart = false;
     t.prr = tcplab_core::tcp::PrrRule::Off;
+    t.loss_detection = tcplab_core::tcp::LossDetection::Dupthresh;
     t.max_rto = tcplab_core::Duration::from_secs(60);
     t.max_persist = tcplab_core::Duration::from_secs(60);
 }
