@@ -41,14 +41,15 @@ def _trace(path: Path | str, delay: str = "20ms") -> dict:
 def test_class1_the_reported_att_download_exits_0_with_invariants_ok(tmp_path):
     # The report: a 3 s download over ATT-LTE-driving.down (100-packet queue, 20 ms each way)
     # exited 3, "sent 2002560 bytes but its capacity over the run is 2002500 bytes".
-    # The report's run predates PRR, and the bug needs the link used to its last opportunity:
-    # with prr = "linux" the download times out once at the end of its first recovery (with
-    # RFC 6675's rule it does not) and uses 92% of the capacity, so the test keeps that rule.
+    # The bug needs the link used to its last opportunity. Under the default profile (PRR
+    # and RACK-TLP) it is; with PRR and RFC 6675's loss detection (`loss_detection =
+    # "dupthresh"`) the download times out once at the end of its first recovery and uses
+    # 92% of the capacity.
     att = CELLULAR / "ATT-LTE-driving.down"
     r = cli(
         "run", "example:cellular-trace", "--json", "--out", str(tmp_path / "o"),
         "--set", f"topology.downlink.trace={att}", "--set", "topology.downlink.queue=100pkts",
-        "--set", "duration=3s", "--set", "defaults.tcp.prr=off",
+        "--set", "duration=3s",
     )
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)

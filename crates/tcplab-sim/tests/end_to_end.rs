@@ -176,8 +176,7 @@ fn upload_and_download_share_the_path() {
     // ACKs stuck behind a 200-packet upload queue slow the download down (thesis ch. 5).
     assert!(d.goodput_mbps < 9.0, "download {}", d.goodput_mbps);
     // The base RTT is 50 ms; the download's ACKs wait behind a queue of upload packets
-    // (12 ms each at 1 Mbit/s): 409 ms at the median under the default profile (948 ms
-    // before Linux's slow start stopped at ssthresh after a stretch ACK).
+    // (12 ms each at 1 Mbit/s): 396 ms at the median under the default profile.
     assert!(
         d.rtt_ms.p50 > 250.0,
         "download RTT should include the uplink queue: {:?}",
