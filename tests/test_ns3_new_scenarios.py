@@ -7,13 +7,15 @@ checks the aims of issue 16 on the means over the runs: aggregate goodput within
 index within 0.05. It also pins what the comparison found beyond the aims (bench/ns3/README.md,
 "Added scenarios"):
 
-* mixed-rtt's per-flow shares are phase effects: a single run misses the Jain aim (run 1, the
-  scenario's own start times, by about -0.1), and ns-3's own index moves by as much between
-  runs whose start times differ by a few ms; the mean over 10 runs meets it.
-* asym's upload gets 3-10% less in tcplab, from one more retransmission timeout per run: ns-3's
-  BytesInFlight keeps counting retransmitted segments after they are SACKed, so its upload
-  stops sending new data during recovery; tcplab (RFC 6675's pipe) keeps sending, fills the
-  1 Mbit/s uplink's queue, and the timeout's retransmission is dropped there.
+* mixed-rtt's per-flow shares are phase effects: a single run can miss the Jain aim (run 1,
+  the scenario's own start times, did by -0.098 with RFC 6675's pipe; -0.039 with ns-3's),
+  and ns-3's own index moves by more between runs whose start times differ by a few ms; the
+  mean over 10 runs meets it.
+* asym's upload gets 3-10% less in tcplab. With RFC 6675's pipe it had one more
+  retransmission timeout per run than ns-3: ns-3's BytesInFlight keeps counting retransmitted
+  segments after they are SACKed, so its upload stops sending new data during recovery. The
+  `ns3` profile now models that (`pipe_rule = "ns3"`): the timeouts agree (one per run), the
+  upload's goodput does not yet (-6.8%, not explained).
 """
 
 import json
@@ -55,20 +57,20 @@ def test_added_ns3_scenarios(tmp_path: Path):
     assert abs(lossy["goodput_diff"]) <= 0.03
 
     # asym: the download matches within 1%; the upload misses by 3-10%, with one timeout per run
-    # in ns-3 and two in tcplab (the second one: the retransmission dropped at the full uplink).
+    # in both (two in tcplab with RFC 6675's pipe: the retransmission dropped at the full uplink).
     asym = rows["asym"]
     down, up = asym["per_flow_goodput_diff"]
     assert abs(down) <= 0.01, down
     assert -0.10 <= up <= -0.03, up
     assert asym["ns3"]["timeouts"] == 1.0
-    assert asym["tcplab"]["timeouts"] == 2.0
+    assert asym["tcplab"]["timeouts"] == 1.0
 
-    # mixed-rtt: the aggregate is the link's (within 0.1%); run 1 alone misses the Jain aim,
-    # and ns-3's own index spreads across the runs by more than the mean difference.
+    # mixed-rtt: the aggregate is the link's (within 0.1%); run 1 alone is 0.04 off, and ns-3's
+    # own index spreads across the runs by more than twice that.
     mixed = rows["mixed-rtt"]
     assert abs(mixed["goodput_diff"]) <= 0.001
     run1 = mixed["tcplab"]["per_seed_jain"][0] - mixed["ns3"]["per_seed_jain"][0]
-    assert run1 < -0.05, run1
+    assert -0.06 < run1 < -0.02, run1
     ns3_jains = mixed["ns3"]["per_seed_jain"]
     assert max(ns3_jains) - min(ns3_jains) > 0.1
     # The 200 ms flow gets more in ns-3 on average, the 20 ms flow more in tcplab.
@@ -81,8 +83,8 @@ def test_added_ns3_scenarios(tmp_path: Path):
         assert abs(rows[f"{name}-prr"]["goodput_diff"]) <= 0.015, (name, rows[f"{name}-prr"]["goodput_diff"])
     gain = lambda side: rows["lossy-prr"][side]["goodput_mbps"] / rows["lossy"][side]["goodput_mbps"] - 1
     assert 0.03 <= gain("ns3") <= 0.06 and 0.03 <= gain("tcplab") <= 0.06, (gain("ns3"), gain("tcplab"))
-    # asym's upload is within 3% under PRR, where classic recovery misses by 3-10% (above).
-    assert abs(rows["asym-prr"]["per_flow_goodput_diff"][1]) <= 0.03
+    # asym's upload is within 5% under PRR (-3.8%), where classic recovery misses by 6.8% (above).
+    assert abs(rows["asym-prr"]["per_flow_goodput_diff"][1]) <= 0.05
     # mixed-rtt: ns-3 3.44's product prr_delivered x ssthresh wraps at 2^32, so its large
     # flows send almost nothing in recovery until pipe reaches ssthresh; modelled, the Jain
     # index agrees within 0.01 (without the wrap: +0.047, and 533 retransmitted segments per

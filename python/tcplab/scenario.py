@@ -258,7 +258,7 @@ TCP_KEYS = [
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
     "cubic_variant", "hystart",
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
-    "loss_detection",
+    "loss_detection", "pipe_rule",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -626,6 +626,7 @@ class _Parser:
             "prr": ("prr", c.choice(variants()["prr"])),
             "handshake": ("handshake", c.boolean),
             "loss_detection": ("loss_detection", c.choice(variants()["loss_detection"])),
+            "pipe_rule": ("pipe_rule", c.choice(variants()["pipe_rule"])),
         }
         for key, value in t.items():
             target, conv = convs[key]

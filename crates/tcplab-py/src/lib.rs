@@ -111,6 +111,7 @@ fn variants_json() -> String {
         "ssthresh_rule": variants_of::<tcplab_core::tcp::SsthreshRule>(),
         "rto_restart": variants_of::<tcplab_core::tcp::RtoRestart>(),
         "prr": variants_of::<tcplab_core::tcp::PrrRule>(),
+        "pipe_rule": variants_of::<tcplab_core::tcp::PipeRule>(),
         "loss_detection": variants_of::<tcplab_core::tcp::LossDetection>(),
         "discipline": variants_of::<tcplab_sim::config::Discipline>(),
     })

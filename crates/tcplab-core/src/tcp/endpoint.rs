@@ -287,8 +287,9 @@ pub struct Endpoint {
 /// (`handshake = false`): the SYN, SYN-ACK and ACK are exchanged between the two endpoints
 /// at `now`, directly, so both are established with the options their configurations
 /// agree on, but no packet enters the network, neither keeps the exchange's zero RTT
-/// sample (their estimators start afresh) and their counters start at zero. The client's first data then goes with the RTO at
-/// `initial_rto`, as ns-2's first segment goes with `rtxcur_init_`.
+/// sample (their estimators start afresh) and their counters start at zero. The client's
+/// first data then goes with the RTO at `initial_rto`, as ns-2's first segment goes with
+/// `rtxcur_init_`.
 pub fn open_without_handshake(client: &mut Endpoint, server: &mut Endpoint, now: Instant) {
     debug_assert!(!client.cfg.handshake);
     debug_assert!(client.conn == Conn::Closed && server.conn == Conn::Listen);
@@ -338,7 +339,8 @@ impl Endpoint {
         // Nothing up front: the scoreboard grows with what is in flight (a few doublings in
         // a flow's life), not with the send buffer's size, and a receiver never fills it
         // (10^4 idle flows must not hold 10^4 windows; issue 18).
-        let sb = Scoreboard::default();
+        let mut sb = Scoreboard::default();
+        sb.set_pipe_rule(cfg.pipe_rule);
         Endpoint {
             conn: Conn::Closed,
             stats: TcpStats::default(),

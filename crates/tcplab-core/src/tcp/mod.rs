@@ -22,6 +22,7 @@ use crate::rate::rre::FeedbackDelay;
 pub use crate::tcp::prr::PrrRule;
 pub use crate::tcp::rack::LossDetection;
 pub use crate::tcp::rtt::RtoRule;
+pub use crate::tcp::sack::PipeRule;
 use crate::time::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -311,6 +312,9 @@ pub struct TcpConfig {
     /// Loss detection ([`LossDetection`]): `dupthresh` (RFC 6675 IsLost and duplicate
     /// ACKs) or `rack_tlp` (RFC 8985 RACK-TLP, SACK connections only).
     pub loss_detection: LossDetection,
+    /// What counts in the pipe in SACK recovery ([`PipeRule`]): `rfc6675`, or `ns3` (a
+    /// SACKed segment's retransmission stays counted, ns-3 3.44's `BytesInFlight`).
+    pub pipe_rule: PipeRule,
     /// The stack profile the other keys started from ([`Profile`]). Informational here:
     /// the scenario layer resolves it, filling every key of [`TcpConfig::PROFILE_KEYS`] not
     /// given explicitly.
@@ -319,8 +323,9 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
-    pub const PROFILE_KEYS: [&'static str; 25] = [
+    pub const PROFILE_KEYS: [&'static str; 26] = [
         "cwnd_limited_growth",
+        "pipe_rule",
         "prr",
         "loss_detection",
         "cubic_variant",
@@ -406,6 +411,7 @@ impl TcpConfig {
                 c.window_scale = true;
                 c.max_persist = s(60);
                 c.prr = PrrRule::Ns3;
+                c.pipe_rule = PipeRule::Ns3;
             }
             Profile::Ns2 => {
                 // ns-2's agents have no handshake and time one segment per RTT, but with
@@ -528,6 +534,7 @@ impl TcpConfig {
             prr: PrrRule::Off,
             handshake: true,
             loss_detection: LossDetection::Dupthresh,
+            pipe_rule: PipeRule::Rfc6675,
             profile: Profile::Linux,
         }
     }

@@ -6,6 +6,21 @@
 use crate::time::{Duration, Instant};
 use std::collections::VecDeque;
 
+/// What counts in the pipe (scenario key `pipe_rule`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PipeRule {
+    /// RFC 6675 SetPipe(): no SACKed octet is in the pipe.
+    #[default]
+    Rfc6675,
+    /// ns-3 3.44 `TcpTxBuffer::BytesInFlight()` = sent - (SACKed + lost) + retransmitted:
+    /// SACKing a segment does not clear its retransmitted flag, so a retransmission
+    /// stays in flight until the cumulative ACK passes it or a timeout resets the flags
+    /// (`SetSentListLost`). A sender whose retransmission was itself lost and SACKed
+    /// around then sends less than RFC 6675 allows.
+    Ns3,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SentSeg {
     pub start: u64,
@@ -37,10 +52,12 @@ impl SentSeg {
     fn awaits_rtx(&self) -> bool {
         self.lost && !self.sacked && !self.rtx_in_pipe
     }
-    /// RFC 6675 SetPipe() contribution, in payload bytes.
-    fn pipe(&self) -> u64 {
+    /// RFC 6675 SetPipe() contribution, in payload bytes. With `sacked_rtx_in_flight`
+    /// (`pipe_rule = "ns3"`) a SACKed segment whose retransmission is still counted adds
+    /// that retransmission, as ns-3 3.44's `TcpTxBuffer::BytesInFlight` does.
+    fn pipe(&self, sacked_rtx_in_flight: bool) -> u64 {
         if self.sacked {
-            0
+            (sacked_rtx_in_flight && self.rtx_in_pipe) as u64 * self.len as u64
         } else {
             let l = self.len as u64;
             (!self.lost as u64) * l + (self.rtx_in_pipe as u64) * l
@@ -110,16 +127,18 @@ pub struct Scoreboard {
     /// (a receiver repeats its blocks on every ACK, each a segment longer).
     applied: [(u64, u64); 4],
     applied_next: usize,
-    /// RACK (RFC 8985 6.2 step 2): the newest (send time, transmission order) among the segments newly
-    /// delivered since [`Scoreboard::start_rack_ack`], and the latest send time a
-    /// retransmission may have to count (a younger one was probably delivered by its
-    /// original transmission: its RTT would be below min_RTT).
+    /// RACK (RFC 8985 6.2 step 2): the newest (send time, transmission order) among the
+    /// segments newly delivered since [`Scoreboard::start_rack_ack`], and the latest send
+    /// time a retransmission may have to count (a younger one was probably delivered by
+    /// its original transmission: its RTT would be below min_RTT).
     rack_delivered: Option<(Instant, u64)>,
     rack_rtx_sent_by: Option<Instant>,
     /// RACK is in use: [`Scoreboard::start_rack_ack`] was called (else nothing is noted).
     rack_tracking: bool,
     /// Transmissions so far (the next `SentSeg::tx_order`).
     tx_count: u64,
+    /// `pipe_rule = "ns3"`: SACKed segments keep their retransmission in the pipe.
+    sacked_rtx_in_flight: bool,
 }
 
 impl Scoreboard {
@@ -131,6 +150,11 @@ impl Scoreboard {
     }
     pub fn pipe(&self) -> u64 {
         self.pipe
+    }
+    /// Which pipe the scoreboard keeps ([`PipeRule`]); set before the first segment.
+    pub fn set_pipe_rule(&mut self, rule: PipeRule) {
+        debug_assert!(self.segs.is_empty());
+        self.sacked_rtx_in_flight = rule == PipeRule::Ns3;
     }
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked_bytes
@@ -154,10 +178,11 @@ impl Scoreboard {
 
     /// Applies `f` to segment `i` keeping pipe and the SACK total exact.
     fn update(&mut self, i: usize, f: impl FnOnce(&mut SentSeg)) {
+        let ns3 = self.sacked_rtx_in_flight;
         let s = &mut self.segs[i];
-        let (p0, sk0, r0) = (s.pipe(), s.sacked, s.awaits_rtx());
+        let (p0, sk0, r0) = (s.pipe(ns3), s.sacked, s.awaits_rtx());
         f(s);
-        let (p1, sk1, r1) = (s.pipe(), s.sacked, s.awaits_rtx());
+        let (p1, sk1, r1) = (s.pipe(ns3), s.sacked, s.awaits_rtx());
         self.pipe = self.pipe - p0 + p1;
         self.awaiting_rtx = self.awaiting_rtx - r0 as u64 + r1 as u64;
         if sk0 != sk1 {
@@ -172,7 +197,7 @@ impl Scoreboard {
     pub fn push(&mut self, mut seg: SentSeg) {
         debug_assert!(self.segs.back().is_none_or(|b| b.end() == seg.start));
         seg.tx_order = self.next_tx_order();
-        self.pipe += seg.pipe();
+        self.pipe += seg.pipe(self.sacked_rtx_in_flight);
         self.awaiting_rtx += seg.awaits_rtx() as u64;
         self.segs.push_back(seg);
     }
@@ -182,7 +207,7 @@ impl Scoreboard {
         let mut out = Acked::default();
         while let Some(f) = self.segs.front().copied() {
             if f.end() <= ack {
-                self.pipe -= f.pipe();
+                self.pipe -= f.pipe(self.sacked_rtx_in_flight);
                 self.awaiting_rtx -= f.awaits_rtx() as u64;
                 if f.sacked {
                     self.sacked_bytes -= f.len as u64;
@@ -528,7 +553,10 @@ impl Scoreboard {
 
     /// The pipe recomputed from scratch (for invariant checks).
     pub fn recompute_pipe(&self) -> u64 {
-        self.segs.iter().map(|s| s.pipe()).sum()
+        self.segs
+            .iter()
+            .map(|s| s.pipe(self.sacked_rtx_in_flight))
+            .sum()
     }
 
     /// Structural invariants; an error string names the first violation.
@@ -842,5 +870,50 @@ mod tests {
                 assert_eq!(fast.check(una, sent), Ok(()));
             }
         }
+    }
+
+    /// ns-3 3.44's BytesInFlight keeps a SACKed segment's retransmission in flight until
+    /// the cumulative ACK passes it or a timeout; RFC 6675's pipe drops it at the SACK.
+    #[test]
+    fn ns3_pipe_keeps_sacked_retransmissions() {
+        let t = Instant::ZERO;
+        let pipes = |rule| {
+            let mut sb = Scoreboard::default();
+            sb.set_pipe_rule(rule);
+            for k in 0..4u64 {
+                sb.push(SentSeg {
+                    start: k * 1000,
+                    len: 1000,
+                    fin: false,
+                    sent_at: t,
+                    sacked: false,
+                    lost: false,
+                    rtx_in_pipe: false,
+                    retransmitted: false,
+                    tx_order: 0,
+                });
+            }
+            // Segment 1 is lost and retransmitted, then the retransmission is SACKed with
+            // segments 2 and 3; segment 0 is still outstanding.
+            sb.sack(2000, 4000);
+            sb.mark_losses(1, 1000);
+            sb.on_retransmit(1, t);
+            let before = sb.pipe();
+            sb.sack(1000, 4000);
+            let after = sb.pipe();
+            assert_eq!(sb.pipe(), sb.recompute_pipe());
+            sb.on_rto();
+            (before, after, sb.recompute_pipe())
+        };
+        // Segment 0 is lost too (threshold 1) and not retransmitted: it counts nothing.
+        let (b, a, r) = pipes(PipeRule::Rfc6675);
+        let (b3, a3, r3) = pipes(PipeRule::Ns3);
+        assert_eq!((b, b3), (1000, 1000));
+        assert_eq!(
+            (a, a3),
+            (0, 1000),
+            "the SACKed retransmission stays in ns-3's pipe"
+        );
+        assert_eq!((r, r3), (0, 0), "a timeout resets it");
     }
 }

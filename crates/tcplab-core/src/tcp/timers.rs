@@ -1,6 +1,7 @@
 //! The endpoint's timers (RFC 6298 retransmission, RFC 9293 3.8.6.1 persist, RFC 1122
-//! 4.2.3.2 delayed ACK, pacing, the receiver policy's timer, RFC 8985's reordering and probe timers) as a fixed table indexed by an enum: arming, disarming and
-//! finding the earliest deadline never walk a list (DESIGN.md "Timers").
+//! 4.2.3.2 delayed ACK, pacing, the receiver policy's timer, RFC 8985's reordering and
+//! probe timers) as a fixed table indexed by an enum: arming, disarming and finding the
+//! earliest deadline never walk a list (DESIGN.md "Timers").
 
 use crate::time::Instant;
 
