@@ -89,10 +89,6 @@ impl Prr {
         }
     }
 
-    pub fn rule(&self) -> PrrRule {
-        self.rule
-    }
-
     /// Recovery starts. `flight_size` is SND.NXT - SND.UNA, `pipe` RFC 6675's pipe (with the
     /// first segment marked lost) and `prior_cwnd` the window before the reduction.
     pub fn enter(&mut self, flight_size: u64, pipe: u64, prior_cwnd: u64) {
