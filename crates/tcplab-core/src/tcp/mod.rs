@@ -468,6 +468,27 @@ impl TcpConfig {
     }
 }
 
+impl TcpConfig {
+    /// The TCP rules tcplab ran before stack profiles (issue 16) and the reproductions still
+    /// validate with (`VALIDATED_RULES` in python/tcplab/experiments/__init__.py, which
+    /// `tcplab reproduce` applies): RFC 6298's RTO, RFC 5681's FlightSize / 2, send-time RTT
+    /// samples, one segment per slow-start ACK, growth on every ACK, no HyStart, RFC 6675's
+    /// recovery without PRR or RACK-TLP, 60 s RTO and persist caps. Tests that pin
+    /// behaviour measured under those rules apply them with this one function.
+    pub fn apply_validated_rules(&mut self) {
+        self.rto_rule = RtoRule::Rfc6298;
+        self.rtt_source = RttSource::SendTime;
+        self.ssthresh_rule = SsthreshRule::FlightSize;
+        self.abc_limit_pkts = 1;
+        self.cwnd_limited_growth = false;
+        self.hystart = false;
+        self.prr = PrrRule::Off;
+        self.loss_detection = LossDetection::Dupthresh;
+        self.max_rto = Duration::from_secs(60);
+        self.max_persist = Duration::from_secs(60);
+    }
+}
+
 impl Default for TcpConfig {
     /// The default profile's configuration ([`Profile::default`]).
     fn default() -> Self {

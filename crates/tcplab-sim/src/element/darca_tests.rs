@@ -35,19 +35,7 @@ fn topology(
     let tcp = json!({ "cc": "newreno", "recovery": "reno", "mss": 512, "sack": false,
                       "timestamps": true, "delayed_ack": false, "rcv_buf_bytes": 65536,
                       // A small send buffer: a stopped flow's FIN (its leave) follows soon.
-                      "snd_buf_bytes": 65536,
-                      // The TCP rules `tcplab reproduce darca` runs with (VALIDATED_RULES,
-                      // docs/profiles.md): these tests check DARCA's control cycle on the
-                      // reproduction's TCP. Under the `linux` rules the control cycle of
-                      // `joins_and_leaves_redistribute_without_a_restart` diverges after c
-                      // joins: a's measured rate is 0 in the round at 30.7 s, and the
-                      // learning round after it needs a 35 s measurement period, past the
-                      // end of the run.
-                      "rto_rule": "rfc6298", "rtt_source": "send_time",
-                      "ssthresh_rule": "flight_size", "abc_limit_pkts": 1,
-                      "cwnd_limited_growth": false, "hystart": false, "prr": "off",
-                      "loss_detection": "dupthresh",
-                      "max_rto": 60_000_000_000u64, "max_persist": 60_000_000_000u64 });
+                      "snd_buf_bytes": 65536 });
     let flows: Vec<Value> = flows
         .iter()
         .map(|&(name, src, start, stop)| {
@@ -59,14 +47,23 @@ fn topology(
     for (k, v) in darca.as_object().expect("keys") {
         e[k] = v.clone();
     }
-    serde_json::from_value(json!({
+    let mut s: Scenario = serde_json::from_value(json!({
         "name": "darca-test", "seed": 1, "duration": secs * 1_000_000_000,
         "record": { "timeseries": false },
         "topology": { "kind": "custom", "nodes": nodes, "links": links },
         "flows": flows,
         "elements": [{ "node": "er", "element": e }],
     }))
-    .expect("a valid scenario")
+    .expect("a valid scenario");
+    // The TCP rules `tcplab reproduce darca` runs with (docs/profiles.md): these tests
+    // check DARCA's control cycle on the reproduction's TCP. Under the `linux` rules the
+    // control cycle of `joins_and_leaves_redistribute_without_a_restart` diverges after c
+    // joins: a's measured rate is 0 in the round at 30.7 s, and the learning round after it
+    // needs a 35 s measurement period, past the end of the run.
+    for f in &mut s.flows {
+        f.tcp.apply_validated_rules();
+    }
+    s
 }
 
 fn run(s: &Scenario) -> (crate::RunOutput, Value) {

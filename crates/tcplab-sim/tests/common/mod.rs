@@ -82,19 +82,7 @@ pub fn trace_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/tcplab/traces/cellular")
 }
 
-/// The TCP rules tcplab ran before stack profiles (issue 16) and the reproductions still
-/// validate with (`VALIDATED_RULES` in python/tcplab/experiments/__init__.py): the default
-/// `linux` profile with RFC 6298's RTO, RFC 5681's FlightSize / 2, send-time RTT samples,
-/// one segment per slow-start ACK, growth on every ACK and no HyStart.
+/// The TCP rules the reproductions validate with (`TcpConfig::apply_validated_rules`).
 pub fn validated_rules(t: &mut TcpConfig) {
-    t.rto_rule = tcplab_core::tcp::RtoRule::Rfc6298;
-    t.rtt_source = tcplab_core::tcp::RttSource::SendTime;
-    t.ssthresh_rule = tcplab_core::tcp::SsthreshRule::FlightSize;
-    t.abc_limit_pkts = 1;
-    t.cwnd_limited_growth = false;
-    t.hystart = false;
-    t.prr = tcplab_core::tcp::PrrRule::Off;
-    t.loss_detection = tcplab_core::tcp::LossDetection::Dupthresh;
-    t.max_rto = tcplab_core::Duration::from_secs(60);
-    t.max_persist = tcplab_core::Duration::from_secs(60);
+    t.apply_validated_rules();
 }
