@@ -23,7 +23,7 @@ def _rows(tmp_path: Path, *args: str) -> list[dict]:
 def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
     rows = _rows(tmp_path, "--quick")
     for row in rows:
-        assert FIELDS <= set(row) <= FIELDS | {"note"}, row
+        assert FIELDS <= set(row) <= FIELDS | {"note", "consistent", "indicative"}, row
         # Only the time of an event that did not happen is empty (the report says why).
         assert isinstance(row["ours"], (int, float)) or row["metric"].endswith("_s"), row
         if row["paper"] and row["ours"] is not None and abs(row["ours"] / row["paper"] - 1) > 0.2:

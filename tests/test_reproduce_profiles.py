@@ -114,7 +114,7 @@ def test_without_beside_the_json_and_the_report_are_as_before(tmp_path: Path):
     j = rep.to_json()
     assert list(j) == ["paper", "rows"]
     assert j["rows"][0] == {"experiment": "verdicts", "case": "a", "variant": "claim", "metric": "holds", "unit": "",
-                            "ours": 1.0, "paper": 1.0}
+                            "ours": 1.0, "paper": 1.0, "consistent": True}
     md = rep.markdown(tmp_path)
     assert "Under profile" not in md and "| case | variant | metric | ours | paper | diff |" in md
 

@@ -15,7 +15,7 @@ def _rows(tmp_path):
     assert "Leong" in j["paper"]
     rows = j["rows"]
     for row in rows:
-        assert FIELDS <= set(row) <= FIELDS | {"note"}, row
+        assert FIELDS <= set(row) <= FIELDS | {"note", "consistent", "indicative"}, row
     return {(r["experiment"], r["case"], r["variant"], r["metric"]): r for r in rows}
 
 

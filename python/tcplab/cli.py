@@ -602,8 +602,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     missing = rep.unexplained()
     if missing:
         for r in missing:
-            print(f"warning: {r.experiment}/{r.case}/{r.variant}/{r.metric}: ours {r.ours:.3g} vs paper {r.paper:.3g} "
-                  "differs by more than 20% without an explanation", file=sys.stderr)
+            claim = r.claim
+            assert claim is not None
+            print(f"warning: {r.id}: ours {r.ours:.3g} is not consistent with the paper's {claim.text(lambda v: f'{v:.3g}')} "
+                  "and the report has no explanation of its own for it", file=sys.stderr)
     return 0
 
 

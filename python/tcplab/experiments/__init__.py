@@ -25,12 +25,16 @@ from ..errors import InvalidRunError, ScenarioError, SimulationError
 from ..parallel import Engine
 from ..runner import Result, run
 from ..scenario import Scenario, load
+from .claims import Claim, Fact, Note, NoteError, as_claim, number_forms, stray_numbers
+
+__all__ = ["Claim", "Fact", "Note", "NoteError", "Row", "Report", "Figure", "Context"]
 
 #: The scenario files ship inside the package (``tcplab/scenarios/<paper>/``), so the
 #: reproductions run from an installed wheel as from a checkout.
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
-#: Differences larger than this (relative) must carry an explanation in the report.
+#: Differences larger than this (relative) from a single value of the paper's must carry an
+#: explanation in the report (a range or bound must hold ours inside it).
 EXPLAIN_ABOVE = 0.20
 
 
@@ -44,9 +48,17 @@ class Row:
     metric: str
     unit: str
     ours: float | None
-    paper: float | None = None
-    #: Why ours differs from the paper's (required when they differ by more than 20%).
-    note: str = ""
+    #: What the paper states: a number (a value, consistent within 20%), a :class:`Claim`
+    #: (a value, range or bound), or None.
+    paper: float | Claim | None = None
+    #: Why ours differs from the paper's, written for this row (required when it is not
+    #: consistent with the claim). A :class:`Note` is filled from this run's rows when the
+    #: report is made (:meth:`Report.resolve_notes`); a plain string may hold no number.
+    note: str | Note = ""
+    #: Set by the framework in quick mode on rows whose consistency with the paper the full
+    #: run judges differently (the paper module's ``QUICK_VERDICT_DIFFERS``, measured by
+    #: `python -m tcplab.experiments.quick_vs_full PAPER`): shown as indicative only.
+    indicative: bool = False
     #: A yes/no judgement of one of the paper's claims (``ours`` 1.0: it holds, 0.0: it does
     #: not): what `--beside` lists first when it changes. Written to JSON only beside another
     #: run, so the JSON of a plain reproduction stays as it was.
@@ -54,15 +66,38 @@ class Row:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        if not d["note"]:
+        claim = self.claim
+        d["paper"] = None if claim is None else claim.to_json()
+        if claim is not None:
+            d["consistent"] = claim.consistent(self.ours)
+        if not self.note:
             del d["note"]
+        elif isinstance(self.note, Note):
+            raise NoteError(f"{self.id}: the note was not resolved (Report.resolve_notes)")
         del d["verdict"]
+        if not self.indicative:
+            del d["indicative"]
         return d
 
+    @property
+    def id(self) -> str:
+        """``experiment/case/variant/metric``: how notes refer to this row."""
+        return f"{self.experiment}/{self.case}/{self.variant}/{self.metric}"
+
+    @property
+    def claim(self) -> Claim | None:
+        return as_claim(self.paper)
+
+    def consistent(self) -> bool | None:
+        """Whether ours agrees with the paper's claim; None without a claim or a number."""
+        claim = self.claim
+        return None if claim is None else claim.consistent(self.ours)
+
     def rel_diff(self) -> float | None:
-        if self.ours is None or self.paper is None or self.paper == 0:
-            return None
-        return self.ours / self.paper - 1.0
+        """Relative difference from the paper's value, or from the nearest end of its range
+        or bound (0 inside)."""
+        claim = self.claim
+        return None if claim is None else claim.rel_diff(self.ours)
 
 
 @dataclass
@@ -109,9 +144,13 @@ class Report:
     title: str
     rows: list[Row] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
-    #: Free-form paragraphs: set-up, modelling differences, what is left out.
-    notes: list[str] = field(default_factory=list)
+    #: Free-form paragraphs: set-up, modelling differences, what is left out (numbers only
+    #: through :class:`Note` placeholders, as in row notes).
+    notes: list[str | Note] = field(default_factory=list)
     quick: bool = False
+    #: Whether the paper module's quick verdicts were compared with the full run's
+    #: (``QUICK_VERDICT_DIFFERS`` defined): then the rows that differ are marked.
+    quick_checked: bool = False
     #: The stack profile of `--profile` (docs/profiles.md); None: the validated TCP rules.
     profile: str | None = None
     #: The run under `--beside`'s profile; None without `--beside`.
@@ -133,13 +172,63 @@ class Report:
         return out | beside_json(self.rows, self.beside)
 
     def unexplained(self) -> list[Row]:
-        """Rows that differ from the paper by more than 20% without a note."""
-        return [r for r in self.rows if (d := r.rel_diff()) is not None and abs(d) > EXPLAIN_ABOVE and not r.note]
+        """Rows not consistent with the paper's claim (outside its range or bound, or more
+        than 20% from its value) that carry no explanation of their own."""
+        return [r for r in self.rows if r.consistent() is False and not r.note]
+
+    def resolve_notes(self, strict: bool = True) -> None:
+        """Fills every :class:`Note` (row notes and report paragraphs) from this run's rows,
+        and refuses a note with a number typed in: every measured number must come from
+        the rows, so a report cannot state another run's figures. Citations ("section
+        2.4.2") and the paper's own values (the rows' claims) may be typed. Raises
+        :class:`NoteError` listing every offence. ``strict=False`` (paper modules not yet
+        converted to placeholders, ``NOTES_FROM_ROWS`` unset) fills notes without refusing
+        typed numbers."""
+        by_id: dict[str, Row] = {}
+        for r in self.rows:
+            by_id.setdefault(r.id, r)
+        allowed: set[str] = set()
+        for r in self.rows:
+            if (c := r.claim) is not None:
+                for v in c.numbers():
+                    allowed |= number_forms(v)
+
+        def lookup(row_id: str) -> float:
+            r = by_id.get(row_id)
+            if r is None or r.ours is None:
+                raise NoteError(f"a note refers to row {row_id!r}, which this run does not have (or has no number)")
+            return r.ours
+
+        problems: list[str] = []
+
+        def resolve(note: str | Note, where: str) -> str:
+            text = note.literal_text() if isinstance(note, Note) else note
+            stray = stray_numbers(text, allowed)
+            if stray and strict:
+                problems.append(f"{where}: number(s) {', '.join(stray)} typed into the note instead of taken from "
+                                f"this run's rows (use a placeholder, or Fact for a set-up input): {text[:100]!r}")
+            try:
+                return note.render(lookup) if isinstance(note, Note) else note
+            except NoteError as e:
+                problems.append(f"{where}: {e}")
+                return ""
+
+        for r in self.rows:
+            if r.note:
+                r.note = resolve(r.note, r.id)
+        self.notes = [resolve(n, f"report note {i + 1}") for i, n in enumerate(self.notes)]
+        if problems:
+            raise NoteError("; ".join(problems))
 
     def markdown(self, out: Path) -> str:
         lines = [f"# Reproduction: {self.title}", "", f"Paper: {self.paper}", ""]
         if self.quick:
-            lines += ["**Quick mode** (`--quick`): shortened runs and grids; numbers are indicative only.", ""]
+            n = sum(r.indicative for r in self.rows)
+            lines += ["**Quick mode** (`--quick`): shortened runs and grids; numbers are indicative only.", ""] \
+                if not self.quick_checked else ["**Quick mode** (`--quick`): shortened runs and grids. Each row's agreement with the paper is "
+                      "the full run's, except on rows marked \"indicative in quick mode\"" +
+                      (f" ({n} here), where the full run judges it differently." if n else
+                       " (none here)."), ""]
         if self.profile is not None:
             lines += [f"**Stack profile `{self.profile}`** (`--profile`, docs/profiles.md): every run's TCP follows "
                       "that profile instead of the validated rules (RFC 6298 RTO, RFC 5681 FlightSize, send-time RTT "
@@ -177,8 +266,8 @@ class Report:
                 if beside_column:
                     ours += f" | {_fmt(theirs.ours if theirs is not None else None)}"
                 lines.append(
-                    f"| {r.case} | {r.variant} | {r.metric} ({r.unit}) | {ours} | {_fmt(r.paper)} | "
-                    f"{'' if d is None else f'{d * 100:+.0f}%'}{mark} |"
+                    f"| {r.case} | {r.variant} | {r.metric} ({r.unit}) | {ours} | {_paper(r)} | "
+                    f"{_diff(mine, d)}{' (indicative in quick mode)' if mine is not None and mine.indicative else ''}{mark} |"
                 )
             lines.append("")
             for i, n in enumerate(notes, 1):
@@ -200,6 +289,26 @@ class Report:
         if self.beside is not None and self.beside.report is not None:
             written += self.beside.report.write(self.beside.out)
         return written
+
+
+def _paper(r: Row) -> str:
+    """The paper column: a value, ``[lo, hi]``, ``>= lo`` or ``<= hi``."""
+    c = r.claim
+    return "—" if c is None else c.text(_fmt)
+
+
+def _diff(r: Row | None, d: float | None) -> str:
+    """The diff column: the relative difference from the value (or from the nearest end of
+    a range or bound), "inside" a range or bound, and "**unexplained**" on a row that is
+    not consistent with the paper and has no explanation of its own."""
+    if r is None or d is None:
+        return ""
+    c = r.claim
+    assert c is not None
+    text = "inside" if not c.is_point and r.consistent() else f"{d * 100:+.0f}%"
+    if r.consistent() is False and not r.note:
+        text += " **unexplained**"
+    return text
 
 
 def _fmt(v: float | None) -> str:
@@ -325,7 +434,14 @@ def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, se
     def one_pass(eng: Engine, rules: str | None, folder: Path, pass_name: str | None) -> Report:
         ctx = Context(quick=quick, out=folder, jobs=jobs, seed=seed, progress=progress, engine=eng, profile=rules,
                       pass_name=pass_name)
-        rep = mods[paper].reproduce(ctx)
+        mod = mods[paper]
+        rep = mod.reproduce(ctx)
+        rep.resolve_notes(strict=getattr(mod, "NOTES_FROM_ROWS", False))
+        if quick and hasattr(mod, "QUICK_VERDICT_DIFFERS"):
+            rep.quick_checked = True
+            differs = set(mod.QUICK_VERDICT_DIFFERS)
+            for r in rep.rows:
+                r.indicative = r.id in differs
         rep.quick = quick
         rep.profile = rules
         return rep

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import Beside, Report, Row, _fmt
+from . import Beside, Report, Row, _fmt, _paper
 
 #: A number "moves" when it changes by more than this, relative to the primary run's.
 MOVED_ABOVE = 0.10
@@ -175,7 +175,7 @@ def beside_section(rep: Report, out: Path) -> list[str]:
         lines.append(f"- **Numbers the paper states**: {len(stated)} of {m.stated} move by more than "
                      f"{MOVED_ABOVE:.0%}{':' if stated else '.'}")
         lines += _capped([f"  - {_name(a)}: {_fmt(a.ours)} → {_fmt(b_.ours)}{f' {a.unit}' if a.unit else ''} "
-                          f"({_change(d, a)}; paper {_fmt(a.paper)})" for a, b_, d in stated], len(stated))
+                          f"({_change(d, a)}; paper {_paper(a)})" for a, b_, d in stated], len(stated))
     lines.append(f"- **All numbers**: {len(m.moved)} of {m.numeric} rows move by more than {MOVED_ABOVE:.0%}"
                  f"{'; the largest:' if m.moved else '.'}")
     if m.moved:
