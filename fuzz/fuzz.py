@@ -578,6 +578,7 @@ class Gen:
             "afc_rate_sampling": lambda: r.choice(["paper", "reads_only"]),
             "afc_suppress_congestion": lambda: r.random() < 0.5,
             "afc_open_window_in_recovery": lambda: r.random() < 0.5,
+            "afc_recover_point": lambda: r.random() < 0.5,
             "rate_error_cv": lambda: r.choice([0, 0.0, 0.1, 1, round(r.uniform(0, 2), 3)]) if not ext() else r.choice([10, 10.0]),
             "rre_feedback_delay": lambda: r.choice(["rtt_min", "buffer_plus_rtt_min", "srtt"]),
             "abc_limit_pkts": lambda: r.choice([1, 2, 64, r.randint(1, 64)]),

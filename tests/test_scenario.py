@@ -155,7 +155,8 @@ def test_tcp_defaults_flow_overrides_and_receiver():
     assert a["receiver_tcp"]["rcv_buf_bytes"] == 65536 and a["receiver_tcp"]["mss"] == 1460 and a["receiver_tcp"]["cc"] == "cubic"
     assert a["read"] == {"kind": "constant", "bps": 6_000_000, "tick": MS, "blocking": False}
     assert b["receiver_tcp"] is None and b["bytes"] == 2_000_000
-    assert b["read"] == {"kind": "pattern", "rates_bps": [0, 6_000_000], "slot": 530 * MS, "tick": 2 * MS, "blocking": False}
+    assert b["read"] == {"kind": "pattern", "rates_bps": [0, 6_000_000], "slot": 530 * MS, "tick": 2 * MS, "blocking": False,
+                         "phase": 0}
 
 
 def test_record_and_pcap():
@@ -451,3 +452,19 @@ def test_a_profile_fills_what_is_not_given_and_explicit_keys_win():
     # RSFC needs the receiver's timestamps: a profile that turns them off is named.
     with pytest.raises(tcplab.ScenarioError, match=r'needs timestamps = true \(profile "ns2" sets it false\)'):
         base.with_overrides({"defaults.tcp.profile": "ns2", "flows.0.fc": "rsfc"})
+
+
+def test_read_pattern_phase():
+    """`read.phase` (issue 17): where in its cycle a read pattern is when the flow starts."""
+    import pytest
+
+    d = json.loads(json.dumps(P2P))
+    d["flows"] = [{"name": "f", "read": {"pattern": ["0Mbit/s", "6Mbit/s", "6Mbit/s"], "slot": "530ms", "phase": "1060ms"}}]
+    assert load(d).canonical["flows"][0]["read"]["phase"] == 1060 * MS
+    d["flows"][0]["read"]["phase"] = "1590ms"  # a whole cycle: almost surely a mistake
+    with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.read\.phase: must be shorter than the pattern's cycle "
+                                            r"\(3 slots of 530 ms = 1590 ms\), got \"1590ms\""):
+        load(d)
+    d["flows"][0]["read"] = {"rate": "6Mbit/s", "phase": "10ms"}
+    with pytest.raises(tcplab.ScenarioError, match=r'read\.phase: "phase" only applies to a read pattern'):
+        load(d)

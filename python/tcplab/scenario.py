@@ -253,12 +253,12 @@ TCP_KEYS = [
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
-    "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
+    "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "afc_recover_point", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
     "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
     "cubic_variant", "hystart",
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
-    "loss_detection", "pipe_rule",
+    "loss_detection", "pipe_rule", "window_granularity",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -592,6 +592,7 @@ class _Parser:
             "cc": ("cc", c.choice(variants()["cc"])),
             "fc": ("fc", c.choice(variants()["fc"])),
             "window_update": ("window_update", c.choice(variants()["window_update"])),
+            "window_granularity": ("window_granularity", c.choice(variants()["window_granularity"])),
             "recovery": ("recovery", c.choice(variants()["recovery"])),
             "afc_history_factor": ("afc_history_factor", c.fraction),
             "afc_proactive_factor": ("afc_proactive_factor", c.factor),
@@ -600,6 +601,7 @@ class _Parser:
             "afc_rate_sampling": ("afc_rate_sampling", c.choice(["paper", "reads_only"])),
             "afc_suppress_congestion": ("afc_suppress_congestion", c.boolean),
             "afc_open_window_in_recovery": ("afc_open_window_in_recovery", c.boolean),
+            "afc_recover_point": ("afc_recover_point", c.boolean),
             "rsfc_threshold": ("rsfc_threshold", self._rsfc_threshold),
             "rsfc_minima_updates": ("rsfc_minima_updates", c.boolean),
             "rsfc_initial_window_pkts": ("rsfc_initial_window_pkts", c.integer(1, 2**20)),
@@ -699,20 +701,28 @@ class _Parser:
         if not isinstance(v, dict):
             raise c.error(path, f"{expected}, got {_show(v)}")
         if "pattern" in v:
-            t = c.table(v, path, ["pattern", "slot", "tick", "blocking"], ["slot"])
+            t = c.table(v, path, ["pattern", "slot", "tick", "blocking", "phase"], ["slot"])
             pp = _join(path, "pattern")
             if not isinstance(t["pattern"], list) or not t["pattern"]:
                 raise c.error(pp, 'expected a non-empty array of rates, e.g. ["0Mbit/s", "6Mbit/s", "6Mbit/s"]')
+            rates = [c.rate(allow_zero=True)(x, _join(pp, i)) for i, x in enumerate(t["pattern"])]
+            slot = c.time(allow_zero=False)(t["slot"], _join(path, "slot"))
+            phase = c.get(t, "phase", path, c.time(allow_zero=True), 0)
+            if phase >= slot * len(rates):
+                raise c.error(_join(path, "phase"), f"must be shorter than the pattern's cycle ({len(rates)} slots of "
+                              f"{slot / 1e6:g} ms = {slot * len(rates) / 1e6:g} ms), got {_show(t['phase'])}")
             return {
                 "kind": "pattern",
-                "rates_bps": [c.rate(allow_zero=True)(x, _join(pp, i)) for i, x in enumerate(t["pattern"])],
-                "slot": c.time(allow_zero=False)(t["slot"], _join(path, "slot")),
+                "rates_bps": rates,
+                "slot": slot,
                 "tick": c.get(t, "tick", path, c.time(allow_zero=False), 1_000_000),
                 "blocking": c.get(t, "blocking", path, c.boolean, False),
+                "phase": phase,
             }
-        t = c.table(v, path, ["rate", "tick", "pattern", "slot", "blocking"], ["rate"])
-        if "slot" in t:
-            raise c.error(_join(path, "slot"), '"slot" only applies to a read pattern (pattern = [...])')
+        t = c.table(v, path, ["rate", "tick", "pattern", "slot", "blocking", "phase"], ["rate"])
+        for k in ("slot", "phase"):
+            if k in t:
+                raise c.error(_join(path, k), f'"{k}" only applies to a read pattern (pattern = [...])')
         return {
             "kind": "constant",
             "bps": c.rate(allow_zero=True)(t["rate"], _join(path, "rate")),

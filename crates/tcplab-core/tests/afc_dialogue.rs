@@ -263,6 +263,41 @@ fn receiver_keeps_what_fits_the_buffer_and_drops_the_rest() {
     assert_eq!(got, 4000);
 }
 
+#[test]
+fn duplicates_are_ignored_without_an_ack() {
+    // Algorithm 1 lines 4-5 and 13-15 mark a segment already read or buffered as a
+    // duplicate, and line 32 sends an ACK only "if is_dup != true": "Duplicate packets are
+    // completely ignored" (4.2.2). Classic TCP ACKs them at once (RFC 5681 4.2).
+    for afc in [true, false] {
+        let cfg = if afc {
+            afc_cfg()
+        } else {
+            TcpConfig {
+                fc: FcKind::Classic,
+                ..afc_cfg()
+            }
+        };
+        let (mut b, _) = receiver(cfg, afc);
+        b.handle_segment(ms(60), &data(0, 1000, 60));
+        b.handle_segment(ms(60), &data(2000, 1000, 60));
+        assert!(!drain(&mut b, ms(60)).is_empty());
+        // In order and already held, then out of order and already held.
+        for off in [0, 2000] {
+            b.handle_segment(ms(61), &data(off, 1000, 61));
+            let acks = drain(&mut b, ms(61));
+            assert_eq!(acks.len(), usize::from(!afc), "afc {afc}, {off}: {acks:?}");
+        }
+        // The same segment again (a timeout's retransmission whose ACK was lost) is
+        // answered, so lost ACKs cannot deadlock the connection.
+        b.handle_segment(ms(61), &data(2000, 1000, 61));
+        assert_eq!(drain(&mut b, ms(61)).len(), 1);
+        // New data is ACKed as before.
+        b.handle_segment(ms(62), &data(1000, 1000, 62));
+        assert_eq!(one(&mut b, ms(62)).ack, SeqNo(IRS + 1 + 3000));
+        assert!(b.check_invariants(ms(62)).is_ok());
+    }
+}
+
 // ------------------------------------------------------------------ sender (Alg. 4)
 
 #[test]
@@ -337,6 +372,21 @@ fn zero_window_flag_hides_dupacks_then_open_window_resets_snd_nxt() {
     a.handle_segment(ms(261), &rack(3000, 4000, 0, 201, &[(4000, 5000)]));
     assert_eq!(a.stats().afc_ignored_congestion_signals, 5);
     assert_eq!(a.stats().dup_acks_received, 6);
+    // Once congestion signals count again, a loss in the resent window starts fast
+    // recovery: Algorithm 4 sets no recovery point at the open window (issue 17: an RFC
+    // 6582 `recover = snd_max` there barred fast recovery until the whole old window was
+    // acknowledged, and the loss waited for the retransmission timer).
+    a.handle_segment(
+        ms(262),
+        &rack(3000, 4000, 0, 201, &[(4000, 5000), (5000, 11_000)]),
+    );
+    a.handle_segment(
+        ms(263),
+        &rack(3000, 4000, 0, 201, &[(4000, 5000), (5000, 12_000)]),
+    );
+    assert_eq!(a.stats().fast_retransmits, 1);
+    let out = drain(&mut a, ms(263));
+    assert_eq!(out.first().map(off_of), Some(3000));
 }
 
 #[test]

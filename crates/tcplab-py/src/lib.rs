@@ -103,6 +103,7 @@ fn variants_json() -> String {
         "cc": variants_of::<tcplab_core::cc::CcKind>(),
         "fc": variants_of::<tcplab_core::fc::FcKind>(),
         "window_update": variants_of::<tcplab_core::fc::classic::WindowUpdate>(),
+        "window_granularity": variants_of::<tcplab_core::fc::classic::WindowGranularity>(),
         "recovery": variants_of::<tcplab_core::tcp::Recovery>(),
         "cubic_variant": variants_of::<tcplab_core::cc::cubic::CubicVariant>(),
         "profile": variants_of::<tcplab_core::tcp::Profile>(),

@@ -663,6 +663,11 @@ pub enum ReadProfile {
         tick: Duration,
         #[serde(default)]
         blocking: bool,
+        /// How far into its cycle the pattern is when the flow starts (0: the first slot
+        /// begins then). Sets the phase against a link's rate schedule, which the AFC paper
+        /// leaves open and which decides its scenario 5 (issue 17).
+        #[serde(default)]
+        phase: Duration,
     },
 }
 

@@ -154,6 +154,11 @@ pub struct FlowSummary {
     pub spurious_timeouts: u64,
     pub fast_retransmits: u64,
     pub zero_window_events: u64,
+    /// Times the sender saw the advertised window fall below one segment (zero included)
+    /// with data waiting: stalls like a zero window's, which a packet-granular stack would
+    /// have advertised as zero (issue 17). Older summaries lack it (read as 0).
+    #[serde(default)]
+    pub stall_window_events: u64,
     pub zero_window_probes: u64,
     /// AFC: data segments the receive buffer had no room for (dropped by the receiver).
     pub rcv_buffer_drops: u64,

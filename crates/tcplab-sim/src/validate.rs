@@ -194,11 +194,18 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
                 rates_bps,
                 slot,
                 tick,
+                phase,
                 ..
             } => {
                 if rates_bps.is_empty() || *slot == Duration::ZERO || *tick == Duration::ZERO {
                     return Err(cfg(format!(
                         "{}: a pattern needs at least one rate and a non-zero slot and tick",
+                        at("read")
+                    )));
+                }
+                if phase.as_nanos() >= slot.as_nanos() * rates_bps.len() as u64 {
+                    return Err(cfg(format!(
+                        "{}: phase must be shorter than the pattern's cycle",
                         at("read")
                     )));
                 }

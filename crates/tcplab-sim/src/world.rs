@@ -140,6 +140,8 @@ enum Reader {
         blocking: bool,
         leftover: u64,
         tick_end: Instant,
+        /// The pattern's position in its cycle at the flow's start.
+        phase: Duration,
     },
 }
 
@@ -519,12 +521,14 @@ impl World {
                     blocking: *blocking,
                     leftover: 0,
                     tick_end: Instant::ZERO,
+                    phase: Duration::ZERO,
                 },
                 ReadProfile::Pattern {
                     rates_bps,
                     slot,
                     tick,
                     blocking,
+                    phase,
                 } => Reader::Paced {
                     rates_bps: rates_bps.clone(),
                     slot: *slot,
@@ -533,6 +537,7 @@ impl World {
                     blocking: *blocking,
                     leftover: 0,
                     tick_end: Instant::ZERO,
+                    phase: *phase,
                 },
             };
             let rcfg = f.receiver_tcp.clone().unwrap_or_else(|| f.tcp.clone());
@@ -984,13 +989,15 @@ impl World {
             slot,
             tick,
             acc,
+            phase,
             ..
         } = &mut self.flows[f].reader
         else {
             return;
         };
         let tick = *tick;
-        let idx = ((since.as_nanos() / slot.as_nanos()) % rates_bps.len() as u64) as usize;
+        let idx = (((since.as_nanos() + phase.as_nanos()) / slot.as_nanos())
+            % rates_bps.len() as u64) as usize;
         let rate = rates_bps[idx] as u128;
         // Allowance for this tick in bit-nanoseconds; whole bytes are read, the remainder
         // carries. An allowance the application cannot use (empty buffer) is not banked:
@@ -1692,6 +1699,7 @@ impl World {
                 spurious_timeouts: snd.spurious_timeouts,
                 fast_retransmits: snd.fast_retransmits,
                 zero_window_events: snd.zero_window_events.max(rcv.zero_windows_advertised),
+                stall_window_events: snd.stall_window_events,
                 zero_window_probes: snd.zero_window_probes_sent,
                 rcv_buffer_drops: rcv.afc_overflow_drops,
                 proactive_acks: rcv.afc_proactive_acks,

@@ -36,6 +36,7 @@ fn bursty_reader_scenario(sender_fc: FcKind, receiver_fc: FcKind) -> tcplab_sim:
         rates_bps: vec![0, 6_000_000, 6_000_000],
         slot: Duration::from_millis(530),
         tick: Duration::from_millis(1),
+        phase: Duration::ZERO,
     };
     s.stop_when_done = true;
     s

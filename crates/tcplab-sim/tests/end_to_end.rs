@@ -146,6 +146,7 @@ fn slow_reader_causes_zero_windows_and_paces_the_flow() {
         rates_bps: vec![0, 4_000_000, 4_000_000],
         slot: Duration::from_millis(500),
         tick: Duration::from_millis(1),
+        phase: Duration::ZERO,
     };
     let out = run_ok(&s);
     let f = &out.summary.flows[0];
@@ -557,4 +558,32 @@ fn hystart_leaves_slow_start_before_a_deep_buffer_overflows() {
         assert!(off.0 > 0 && off.1 > 0, "{v:?}");
         assert!(on.2 > 6.0, "{v:?}: goodput {}", on.2);
     }
+}
+
+/// `read.phase` (issue 17): a pattern starts that far into its cycle. <0, 0, 4 Mbit/s> in
+/// 300 ms slots reads nothing in the first 600 ms of the flow; started 600 ms into its
+/// cycle, it reads from the first data on.
+#[test]
+fn read_pattern_phase_shifts_the_cycle() {
+    let read_bytes = |phase_ms: u64| {
+        let mut s = p2p(
+            "phase",
+            fixed(10_000_000, 20, 100),
+            fixed(10_000_000, 20, 100),
+            1,
+        );
+        s.duration = Duration::from_millis(600);
+        s.flows[0].read = ReadProfile::Pattern {
+            blocking: false,
+            rates_bps: vec![0, 0, 4_000_000],
+            slot: Duration::from_millis(300),
+            tick: Duration::from_millis(1),
+            phase: Duration::from_millis(phase_ms),
+        };
+        run_ok(&s).summary.flows[0].bytes_delivered
+    };
+    assert_eq!(read_bytes(0), 0);
+    let shifted = read_bytes(600);
+    // At most 4 Mbit/s x 600 ms = 300 kB, less while slow start brings the data in.
+    assert!(shifted > 50_000 && shifted <= 300_000, "{shifted}");
 }

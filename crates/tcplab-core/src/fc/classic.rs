@@ -21,6 +21,23 @@ pub enum WindowUpdate {
     /// for an entire round-trip time after that ... the receiver cannot send any further
     /// feedback").
     ReopenOnly,
+    /// Never: windows travel only in ACKs of arriving segments (and answers to the
+    /// sender's zero-window probes). A documented reading of "the receiver in classical TCP
+    /// sends an ACK only on the receipt of a segment" (AFC paper, section 4.1.3).
+    None,
+}
+
+/// The unit of the advertised window (scenario key `window_granularity`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowGranularity {
+    /// Any number of bytes (RFC 9293).
+    #[default]
+    Bytes,
+    /// Whole segments: the free space is rounded down to a multiple of the MSS, as in
+    /// ns-2, whose windows and sequence numbers count packets. A buffer with less than one
+    /// segment free advertises zero.
+    Segments,
 }
 
 /// RFC 1122 4.2.3.3: the right edge may advance only by at least min(Fr * RCV.BUFF, MSS)
@@ -93,6 +110,7 @@ pub fn update_due(
             let edge = right_edge(read_off, rcv_buf, adv_right, mss as u32);
             cur < mss && edge.saturating_sub(rcv_nxt) >= mss
         }
+        WindowUpdate::None => false,
     }
 }
 

@@ -5,6 +5,7 @@
 //! and ECN (RFC 3168 section 6.1: negotiation, ECT on new data, ECE/CWR).
 
 use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
+use crate::fc::classic::WindowGranularity;
 use crate::fc::{
     afc::AfcReceiver, classic, rsfc, DataArrival, Fc, FcKind, RcvView, ReceiverPolicy, TsClocks,
 };
@@ -71,6 +72,10 @@ pub struct TcpStats {
     pub bytes_acked: u64,
     /// Times the peer's advertised window became zero while we had data to send.
     pub zero_window_events: u64,
+    /// Advertised windows that fell below one segment (zero included) while data waited:
+    /// a sender with silly-window avoidance stalls on them as on a zero window, and a
+    /// packet-granular stack (ns-2) would have advertised zero (issue 17).
+    pub stall_window_events: u64,
     pub zero_window_probes_sent: u64,
     /// Times we advertised a zero window (transitions from non-zero to zero).
     pub zero_windows_advertised: u64,
@@ -1093,6 +1098,10 @@ impl Endpoint {
         if self.peer_wnd == 0 && prior_wnd > 0 && self.written > self.snd_nxt {
             self.stats.zero_window_events += 1;
         }
+        let mss = self.mss as u64;
+        if self.peer_wnd < mss && prior_wnd >= mss && self.written > self.snd_nxt {
+            self.stats.stall_window_events += 1;
+        }
         if self.peer_wnd > 0 {
             if let Some(p) = self.probe_at.take() {
                 // The window reopened and the probe byte was not acknowledged: the receiver
@@ -1380,8 +1389,9 @@ impl Endpoint {
         let accepted_before = self.unique_accepted;
         if len > 0 {
             if end <= self.rcv_nxt {
-                // A duplicate: ACK at once so the sender learns our state.
-                self.ack_now = true;
+                // A duplicate: ACK at once so the sender learns our state (RFC 5681 4.2);
+                // AFC ignores it (Algorithm 1 line 32), unless repeated.
+                self.ack_now |= self.afc_ack_duplicate(start);
             } else if start >= self.rcv_limit() {
                 // Beyond the right edge (a zero-window probe, say) or, with AFC, beyond the
                 // buffer (Algorithm 1 lines 2-3): drop but ACK.
@@ -1397,9 +1407,11 @@ impl Endpoint {
                     self.stats.afc_overflow_drops += self.afc.ok as u64;
                 }
                 if s > self.rcv_nxt {
-                    // Out of order: immediate ACK (RFC 5681 4.2) carrying the SACK blocks.
-                    self.unique_accepted += self.reasm.insert(s, e, true);
-                    self.ack_now = true;
+                    // Out of order: immediate ACK (RFC 5681 4.2) carrying the SACK blocks;
+                    // under AFC none for data already held (Algorithm 1 lines 13-15, 32).
+                    let new = self.reasm.insert(s, e, true);
+                    self.unique_accepted += new;
+                    self.ack_now |= new > 0 || self.afc_ack_duplicate(start);
                 } else {
                     let had_gaps = self.reasm.has_gaps();
                     self.unique_accepted += self.reasm.insert(s, e, false);
@@ -1988,7 +2000,12 @@ impl Endpoint {
     /// (RFC 7323 2.4 allows extending).
     fn window_field(&mut self) -> u16 {
         // A policy's smaller edge (RSFC's clamp) is offered as data fills the window.
-        let edge = self.fc.right_edge(&self.rcv_view());
+        let mut edge = self.fc.right_edge(&self.rcv_view());
+        if self.cfg.window_granularity == WindowGranularity::Segments {
+            // ns-2's windows count packets: the space for a partial segment is not offered.
+            let mss = self.mss as u64;
+            edge = self.rcv_nxt + edge.saturating_sub(self.rcv_nxt) / mss * mss;
+        }
         let edge = edge.max(self.adv_right).max(self.rcv_nxt);
         let ws = self.rcv_wscale as u32;
         let mut field = (edge - self.rcv_nxt) >> ws;

@@ -16,7 +16,7 @@ pub use timers::Timer;
 use crate::cc::cubic::CubicVariant;
 use crate::cc::CcKind;
 use crate::fc::afc::RateSampling;
-use crate::fc::classic::WindowUpdate;
+use crate::fc::classic::{WindowGranularity, WindowUpdate};
 use crate::fc::FcKind;
 use crate::rate::rre::FeedbackDelay;
 pub use crate::tcp::prr::PrrRule;
@@ -205,6 +205,9 @@ pub struct TcpConfig {
     pub fc: FcKind,
     /// When reading sends an unsolicited window update (`fc::classic::WindowUpdate`).
     pub window_update: WindowUpdate,
+    /// The unit of the advertised window: bytes, or whole segments as in ns-2
+    /// (`fc::classic::WindowGranularity`).
+    pub window_granularity: WindowGranularity,
     /// AFC: weight of the old read-rate estimate in the exponential average (Algorithm 2's
     /// `history_factor`; the paper uses 0.5, section 5.1).
     pub afc_history_factor: f64,
@@ -233,6 +236,11 @@ pub struct TcpConfig {
     /// `ts_recover`) runs only "if not fast recovery phase" (`false`, the paper); `true`
     /// is an ablation that runs it in fast recovery too.
     pub afc_open_window_in_recovery: bool,
+    /// AFC: the open-window go-back also sets RFC 6582's recovery point to snd_max, as a
+    /// timeout's go-back does, so no fast recovery starts on a loss in the resent window
+    /// until all of it is acknowledged. `false` is the paper (Algorithm 4 sets none);
+    /// `true` is an ablation (tcplab's model before issue 17).
+    pub afc_recover_point: bool,
     /// RSFC (`fc = "rsfc"`, RSFC paper section III): the threshold T on the estimated
     /// buffering delay `t_buff`; `None` (scenario value `"rtt_min"`, the default) is T =
     /// RTT_min, the paper's setting.
@@ -523,6 +531,7 @@ impl TcpConfig {
             cc: CcKind::NewReno,
             fc: FcKind::Classic,
             window_update: WindowUpdate::Linux,
+            window_granularity: WindowGranularity::Bytes,
             afc_history_factor: 0.5,
             afc_proactive_factor: 2.0,
             afc_proactive_delay: Duration::from_millis(40),
@@ -530,6 +539,7 @@ impl TcpConfig {
             afc_rate_sampling: RateSampling::Paper,
             afc_suppress_congestion: true,
             afc_open_window_in_recovery: false,
+            afc_recover_point: false,
             rsfc_threshold: None,
             rsfc_minima_updates: true,
             rsfc_initial_window_pkts: 10,

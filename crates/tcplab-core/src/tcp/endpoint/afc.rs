@@ -34,6 +34,9 @@ pub(super) struct AfcState {
     pub(super) recover_point: u64,
     /// Burst control: the next packet may not leave before this (4.1.4).
     pub(super) next_send_at: Instant,
+    // Receiver (Algorithm 1).
+    /// Where the last duplicate the receiver ignored began (see `afc_ack_duplicate`).
+    pub(super) last_ignored_dup: Option<u64>,
 }
 
 impl AfcState {
@@ -48,6 +51,7 @@ impl AfcState {
             ts_recover_tsval: 0,
             recover_point: 0,
             next_send_at: Instant::ZERO,
+            last_ignored_dup: None,
         }
     }
 }
@@ -93,6 +97,25 @@ impl Endpoint {
         } else {
             self.peer_wnd
         }
+    }
+
+    // ------------------------------------------------------------ receiver (Alg. 1)
+
+    /// Whether a duplicate segment starting at `start` (data already read or held) gets an
+    /// ACK. Classic TCP ACKs every one (RFC 5681 4.2). Algorithm 1 line 32 ACKs none
+    /// ("duplicate packets are completely ignored", 4.2.2), which keeps the go-back after
+    /// an open window from drawing duplicate ACKs. Taken literally it deadlocks a sender
+    /// whose ACKs were lost: its timeout resends the first unacknowledged segment, which
+    /// the receiver holds and ignores, for ever (the random-transfer property test found
+    /// it). So the same segment duplicated twice in a row -- a retransmission repeated by
+    /// the sender's timer -- is answered; a single duplicate is ignored as the paper says.
+    pub(super) fn afc_ack_duplicate(&mut self, start: u64) -> bool {
+        if !self.afc.ok {
+            return true;
+        }
+        let repeated = self.afc.last_ignored_dup == Some(start);
+        self.afc.last_ignored_dup = if repeated { None } else { Some(start) };
+        repeated
     }
 
     // ------------------------------------------------------------ sender (Alg. 4)
@@ -162,8 +185,10 @@ impl Endpoint {
         // everything outstanding that the receiver does not hold is sent again, in order,
         // as the windows allow, without waiting for the retransmission timer. Our sender
         // keeps new data and retransmissions apart, so the reset is the RTO's go-back
-        // (RFC 6675 5.1) -- with its rule that no fast recovery starts on data sent before
-        // it (RFC 6582 `recover`) -- minus the congestion response.
+        // (RFC 6675 5.1) minus the congestion response, and minus the RTO's recovery point
+        // (RFC 6582 `recover = snd_max`): Algorithm 4 sets none, and one would bar fast
+        // recovery for a loss anywhere in the resent window until all of it is
+        // acknowledged, leaving that loss to the retransmission timer (issue 17).
         if !self.cfg.afc_suppress_congestion {
             // Ablation (`afc_suppress_congestion = false`): the data the go-back resends was
             // lost, at the full buffer or in the network; classic TCP counts that as one
@@ -173,7 +198,10 @@ impl Endpoint {
                 .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
         }
         self.sb.on_rto();
-        self.recover = self.snd_max();
+        if self.cfg.afc_recover_point {
+            // Ablation (`afc_recover_point`): the timeout's recovery point too.
+            self.recover = self.snd_max();
+        }
         self.dupacks = 0;
         self.force_rtx = false;
         self.probe_at = None;
