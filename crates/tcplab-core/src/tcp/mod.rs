@@ -58,6 +58,19 @@ pub enum Recovery {
     /// highest position sent when fast retransmit began) never start another fast
     /// retransmit.
     Reno,
+    /// ns-2.35's `Agent/TCP/Linux` (tcp/tcp-linux.cc, tcp/scoreboard1.cc; see
+    /// [`crate::tcp::sack`]'s `Ns2Board` and `Endpoint`'s ns-2 recovery for the rules): a
+    /// SACK scoreboard with FACK loss marking (a segment is lost once a segment DupThresh + 1
+    /// positions above it is SACKed), a retransmission marked lost again when a segment sent
+    /// after it, or a retransmission sent DupThresh + 1 retransmissions after it, is SACKed
+    /// (`ScoreBoard1::UpdateScoreBoard`), recovery entered on any newly marked loss, after a
+    /// timeout too (`tcp_fastretrans_alert`), cwnd = ssthresh at once with rate halving
+    /// through `next_pkts_in_flight_` (`send_much`), no growth until `recover` is
+    /// acknowledged, then the scoreboard is cleared and a window below ssthresh is raised to
+    /// it and moderated to in flight + 3 segments (`tcp_moderate_cwnd`). Without SACK the
+    /// scoreboard never marks a loss, as in ns-2: only the RTO recovers.
+    #[serde(rename = "ns2_linux")]
+    Ns2Linux,
 }
 
 /// Where RTT samples come from (scenario key `rtt_source`): for the RFC 6298 estimator
@@ -194,8 +207,9 @@ pub struct TcpConfig {
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
     /// The sender's loss recovery after fast retransmit ([`Recovery`]): `auto` (RFC 6675
-    /// with SACK, RFC 6582 NewReno without), `newreno` or the classic `reno` of RFC 5681
-    /// section 3.2 (ns-2's `Agent/TCP/Reno`). The last two never read SACK blocks.
+    /// with SACK, RFC 6582 NewReno without), `newreno`, the classic `reno` of RFC 5681
+    /// section 3.2 (ns-2's `Agent/TCP/Reno`) -- these two never read SACK blocks -- or
+    /// `ns2_linux` (ns-2.35's `Agent/TCP/Linux` with its SACK scoreboard).
     pub recovery: Recovery,
     /// Sender silly-window avoidance / Nagle (RFC 1122 4.2.3.4).
     pub nagle: bool,
@@ -572,6 +586,7 @@ mod tests {
         assert_eq!(parse("auto"), Ok(Recovery::Auto));
         assert_eq!(parse("newreno"), Ok(Recovery::NewReno));
         assert_eq!(parse("reno"), Ok(Recovery::Reno));
+        assert_eq!(parse("ns2_linux"), Ok(Recovery::Ns2Linux));
         assert!(parse("new_reno").is_err() && parse("Reno").is_err());
         // A TCP table without the key (older canonical JSON) keeps today's recovery.
         let cfg = |pairs: Vec<(&'static str, &'static str)>| {
