@@ -5,7 +5,7 @@
 mod common;
 use common::script::{ack, drain, ms, offs, synack, ISS, NS};
 use common::{run, Channel, Scenario};
-use tcplab_core::tcp::{Endpoint, EndpointState, Recovery, TcpConfig};
+use tcplab_core::tcp::{Endpoint, EndpointState, Recovery, RtoRestart, TcpConfig, Timer};
 use tcplab_core::{Duration, Instant, Segment, SeqNo, TcpOptions};
 
 fn cfg(recovery: Recovery) -> TcpConfig {
@@ -24,7 +24,12 @@ fn cfg(recovery: Recovery) -> TcpConfig {
 /// permit SACK; 20 segments written at 100 ms, the initial window of 10 (offsets 0-9000)
 /// sent at once.
 fn sending(recovery: Recovery, sack: bool) -> Endpoint {
-    let mut a = Endpoint::new(cfg(recovery), SeqNo(ISS));
+    sending_cfg(cfg(recovery), sack)
+}
+
+/// [`sending`] with any configuration.
+fn sending_cfg(cfg: TcpConfig, sack: bool) -> Endpoint {
+    let mut a = Endpoint::new(cfg, SeqNo(ISS));
     a.connect(ms(0));
     drain(&mut a, ms(0));
     let synack = synack(
@@ -407,4 +412,28 @@ fn ns2_linux_resends_a_lost_retransmission_when_a_later_segment_is_sacked() {
     let log = fifo_losing_front(&mut b, first, 2, 40);
     assert_eq!(when(&log), vec![2], "{log:?}");
     assert_eq!(b.stats().recoveries_completed, 0);
+}
+
+#[test]
+fn rto_restart_any_ack_restarts_the_timer_on_duplicate_acks() {
+    // ns-2.35 tcp/tcp-linux.cc `time_processing`: with `timerfix_`, `renew_timer`
+    // reschedules the retransmission timer on every ACK, a duplicate too; RFC 6298 5.3
+    // (`every_ack`) only on an ACK of new data.
+    for (rule, moves) in [(RtoRestart::EveryAck, false), (RtoRestart::AnyAck, true)] {
+        let mut a = sending_cfg(
+            TcpConfig {
+                rto_restart: rule,
+                ..cfg(Recovery::Ns2Linux)
+            },
+            true,
+        );
+        let before = a.timer(Timer::Retransmit).unwrap();
+        a.handle_segment(ms(150), &dupack(0, &[1000], true));
+        drain(&mut a, ms(150));
+        let after = a.timer(Timer::Retransmit).unwrap();
+        assert_eq!(after != before, moves, "{rule:?}");
+        if moves {
+            assert_eq!(after, ms(150) + a.rtt().rto());
+        }
+    }
 }

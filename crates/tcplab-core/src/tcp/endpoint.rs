@@ -880,6 +880,21 @@ impl Endpoint {
                         rtt = Some(self.rtt_sample(r, r));
                     }
                 }
+                RttSource::Ns2Linux => {
+                    // tcp-linux.cc `time_processing`: the timed segment feeds the RTO
+                    // (`rtt_update`)...
+                    if let Some((_, sent)) = self.timed_segment.filter(|&(end, _)| ack >= end) {
+                        self.timed_segment = None;
+                        let r = self.tick_rtt(sent, now);
+                        self.rtt_sample(r, r);
+                    }
+                    // ...and `recv` hands the module `pkts_acked(.., last_ackt)` on every ACK
+                    // of new data: the newest acknowledged segment's send time, unless
+                    // retransmitted data was acknowledged (`FLAG_UNSURE_TSTAMP`).
+                    if !a.any_retransmitted {
+                        rtt = a.newest_sent.map(|t| now - t);
+                    }
+                }
                 RttSource::Linux => {
                     // tcp_clean_rtx_queue: seq_rtt from the lowest never-retransmitted
                     // segment acknowledged (first_ackt), congestion control's ca_rtt from
@@ -970,7 +985,7 @@ impl Endpoint {
             // only the first restarts the timer.
             let partial = self.in_recovery && ack < self.recover;
             let restart =
-                !partial || self.cfg.rto_restart == RtoRestart::EveryAck || !self.partial_ack_seen;
+                !partial || self.cfg.rto_restart != RtoRestart::Impatient || !self.partial_ack_seen;
             self.partial_ack_seen |= partial;
             if self.sb.is_empty() {
                 self.timers.disarm(Timer::Retransmit);
@@ -985,6 +1000,12 @@ impl Endpoint {
             if self.rack.probe_high.is_some_and(|h| ack >= h) {
                 self.rack.probe_high = None;
             }
+        } else if self.cfg.rto_restart == RtoRestart::AnyAck
+            && !self.sb.is_empty()
+            && self.probe_at.is_none()
+        {
+            // ns-2.35 TCP-Linux `time_processing`: `renew_timer` on a duplicate ACK too.
+            self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
         }
         // AFC (Algorithm 4): flow window inputs, zero-window flag, open-window reset, and
         // whether this ACK's congestion indicators are to be ignored.
@@ -1974,7 +1995,12 @@ impl Endpoint {
         self.snd_nxt += len as u64;
         self.fin_sent |= fin;
         self.ns2_after_send();
-        if self.cfg.rtt_source == RttSource::OnePerRtt && self.timed_segment.is_none() && len > 0 {
+        if matches!(
+            self.cfg.rtt_source,
+            RttSource::OnePerRtt | RttSource::Ns2Linux
+        ) && self.timed_segment.is_none()
+            && len > 0
+        {
             self.timed_segment = Some((self.snd_nxt, now));
         }
         self.cc.on_packet_sent(now, len, self.sb.pipe(), false);

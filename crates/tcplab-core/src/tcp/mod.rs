@@ -100,6 +100,13 @@ pub enum RttSource {
     /// `reset_rtx_timer`) stops the timing (Karn). The sample counts the clock ticks of
     /// `ts_granularity` (`tcpTick_`) crossed between sending and the ACK, at least one.
     OnePerRtt,
+    /// ns-2.35's `Agent/TCP/Linux` without timestamps (tcp/tcp-linux.cc): the RTO's samples
+    /// as `one_per_rtt` (`time_processing`: `rtt_active_`, `rtt_update` in `tcp_tick_`
+    /// ticks), congestion control's on every ACK that advances SND.UNA, from the send time
+    /// of the newest segment it acknowledges (`pkts_acked`'s `last_ackt`, ns-2's sender-side
+    /// `tss[]` record) -- none when it acknowledges retransmitted data
+    /// (`FLAG_UNSURE_TSTAMP`). Vegas and Westwood see every ACK, as ns-2's modules do.
+    Ns2Linux,
 }
 
 /// What ssthresh is computed from when the window is reduced for a loss, a timeout or an
@@ -124,8 +131,8 @@ pub enum SsthreshRule {
     Window,
 }
 
-/// When an ACK that acknowledges new data restarts the retransmission timer during fast
-/// recovery (scenario key `rto_restart`, RFC 6582 section 4).
+/// Which ACKs restart the retransmission timer (scenario key `rto_restart`): of those that
+/// acknowledge new data during fast recovery (RFC 6582 section 4), or every ACK.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoRestart {
@@ -136,6 +143,11 @@ pub enum RtoRestart {
     /// Only the first partial ACK of a recovery restarts it (RFC 6582 section 4, the
     /// "Impatient" variant the RFC specifies): a long recovery ends in a timeout.
     Impatient,
+    /// Every ACK restarts it while data is outstanding, duplicates included: ns-2.35's
+    /// `Agent/TCP/Linux` (tcp/tcp-linux.cc `time_processing`: with `timerfix_` true,
+    /// `renew_timer` reschedules the timer on each ACK it processes). A sender whose
+    /// duplicate ACKs keep coming never times out, however long a hole stays open.
+    AnyAck,
 }
 
 /// A stack profile (scenario key `profile`): the behaviour of the stack a user compares

@@ -93,6 +93,9 @@ pub struct Acked {
     /// Some removed segment had been retransmitted (Linux `FLAG_RETRANS_DATA_ACKED`: Karn's
     /// rule then forbids a send-time sample from this ACK).
     pub any_retransmitted: bool,
+    /// Latest send time of the highest wholly removed segment, SACKed or not (ns-2.35
+    /// TCP-Linux's `tss[seqno]` for `rtt_source = "ns2_linux"`).
+    pub newest_sent: Option<Instant>,
 }
 
 /// What one SACK block newly reported.
@@ -283,6 +286,7 @@ impl Scoreboard {
                 // Karn: the newest segment decides; a SACKed one was delivered at an unknown
                 // earlier time, a retransmitted one is ambiguous.
                 out.rtt_from = (!f.retransmitted && !f.sacked).then_some(f.sent_at);
+                out.newest_sent = Some(f.sent_at);
                 self.segs.pop_front();
             } else {
                 if f.start < ack {
