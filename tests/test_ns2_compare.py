@@ -144,14 +144,21 @@ def test_full_comparison_verdicts_are_those_of_the_readme():
     assert [cc for cc in c.CH5_CC if slow[cc]["aim_median_met"]] == ["cubic", "reno", "westwood"]
     assert all(slow[cc]["aim_starved_met"] for cc in c.CH5_CC)
     conc = res["ch5-concurrent"]["per_cc"]
-    # Under profile = "ns2" (CUBIC 2.1, ssthresh from cwnd, ns-2's RTO tick): Vegas meets
-    # both aims and CUBIC the starved-share one; the rest stays as README.md explains.
-    assert [cc for cc in c.CH5_CC if conc[cc]["aim_median_met"]] == ["vegas"]
-    assert [cc for cc in c.CH5_CC if conc[cc]["aim_starved_met"]] == ["cubic", "vegas"]
-    # The measured cause (README.md): ns-2's TCP-Linux upload never times out and keeps the
-    # uplink buffer full by re-retransmitting; tcplab's upload times out about twice a run.
+    # With Agent/TCP/Linux's own rules (recovery = "ns2_linux", rto_restart = "any_ack",
+    # handshake = false, rtt_source = "ns2_linux"): CUBIC, Reno and Westwood meet both aims,
+    # Vegas the starved-share one (README.md explains what is left).
+    assert [cc for cc in c.CH5_CC if conc[cc]["aim_median_met"]] == ["cubic", "reno", "westwood"]
+    assert all(conc[cc]["aim_starved_met"] for cc in c.CH5_CC)
+    # The cause README.md measured, now modelled: neither simulator's TCP-Linux upload times
+    # out (ns-2's never did; tcplab's RFC 6675 one did 285 times in the 108 runs), and at 250
+    # and 3000 kbit/s both cut its window equally often. At 1000 kbit/s ns-2's upload still
+    # retransmits more (README.md, "What is left"): a measured gap, kept visible.
     ours = [c.tcplab_point("ch5-concurrent", p) for p in c.points("ch5-concurrent") if p["cc"] == "cubic"]
     theirs = [r for r in REFS["ch5-concurrent"]["runs"] if r["cc"] == "cubic"]
     assert sum(r["upload"]["timeouts"] for r in theirs) == 0
-    assert sum(r["upload"]["timeouts"] for r in ours) > len(ours)
-    assert sum(r["upload"]["rexmit_pkts"] for r in theirs) > 3 * sum(r["upload"]["retransmits"] for r in ours)
+    assert sum(r["upload"]["timeouts"] for r in ours) == 0
+    for up in (250, 3000):
+        assert sum(r["upload"]["cwnd_cuts"] for r in theirs if r["up_kbps"] == up) == \
+            sum(r["upload"]["fast_retransmits"] for r in ours if r["up_kbps"] == up)
+    assert sum(r["upload"]["rexmit_pkts"] for r in theirs if r["up_kbps"] == 1000) > \
+        3 * sum(r["upload"]["retransmits"] for r in ours if r["up_kbps"] == 1000)

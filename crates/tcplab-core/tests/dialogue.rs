@@ -836,3 +836,44 @@ fn one_timed_segment_per_round_trip_in_ticks() {
         (3, Some(Duration::from_millis(43)))
     );
 }
+
+/// `rtt_source = "ns2_linux"` (ns-2.35 tcp/tcp-linux.cc without timestamps): the RTO is fed
+/// by the one timed segment per round trip (`rtt_active_`, `rtt_update`), congestion
+/// control on every ACK of new data by the send time of the newest segment acknowledged
+/// (`pkts_acked`'s `last_ackt` from `tss[]`). Here the timed segment of the second round
+/// (sent at 200 ms) and a later one (sent at 220 ms) are acknowledged together at 250 ms:
+/// Vegas sees 30 ms, where `one_per_rtt` gives it only the timed segment's 50 ms.
+#[test]
+fn ns2_linux_rtt_times_one_segment_for_the_rto_and_every_ack_for_congestion_control() {
+    let run = |source: RttSource| {
+        let mut a = client(
+            TcpConfig {
+                rtt_source: source,
+                cc: tcplab_core::cc::CcKind::Vegas,
+                initial_cwnd_pkts: 10,
+                ..cfg()
+            },
+            plain_opts(),
+            65535,
+        );
+        a.write(ms(100), 30_000);
+        assert_eq!(drain(&mut a, ms(100)).len(), 10);
+        a.handle_segment(ms(200), &peer(IRS + 1, ISS + 1001, 65535));
+        assert!(!drain(&mut a, ms(200)).is_empty());
+        a.handle_segment(ms(220), &peer(IRS + 1, ISS + 2001, 65535));
+        let late = drain(&mut a, ms(220));
+        assert!(!late.is_empty());
+        let top = late.last().unwrap();
+        let end = top.seq.0 + top.payload_len;
+        a.handle_segment(ms(250), &peer(IRS + 1, end, 65535));
+        let base = match a.congestion_control() {
+            tcplab_core::cc::Cc::Vegas(v) => v.base_rtt(),
+            _ => unreachable!(),
+        };
+        (a.stats().rtt_samples, a.stats().last_rtt, base)
+    };
+    let ms_ = Duration::from_millis;
+    // The handshake's sample, then the timed segments of 100 and 200 ms.
+    assert_eq!(run(RttSource::OnePerRtt), (3, ms_(50), Some(ms_(50))));
+    assert_eq!(run(RttSource::Ns2Linux), (3, ms_(50), Some(ms_(30))));
+}

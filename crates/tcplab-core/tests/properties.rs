@@ -7,7 +7,7 @@ mod common;
 use common::{run, Channel, Scenario};
 use tcplab_core::cc::CcKind;
 use tcplab_core::fc::FcKind;
-use tcplab_core::tcp::TcpConfig;
+use tcplab_core::tcp::{Recovery, TcpConfig};
 use tcplab_core::{Duration, Instant, Rng, SeqNo};
 
 fn random_scenario(seed: u64) -> Scenario {
@@ -42,6 +42,11 @@ fn random_scenario(seed: u64) -> Scenario {
     // F-RTO on in most runs, off in some; drawn from its own stream so that the other
     // draws (and thus the rest of each scenario) are those of the sweep before F-RTO.
     cfg.frto = Rng::derive(seed, 1, "frto").bernoulli(0.7);
+    // ns-2.35 TCP-Linux's recovery (`ns2_linux`) in some runs, from its own stream too:
+    // its scoreboard, rate halving and cleared board must keep every invariant.
+    if Rng::derive(seed, 3, "recovery").bernoulli(0.25) {
+        cfg.recovery = Recovery::Ns2Linux;
+    }
     let mut server = cfg.clone();
     // The receiver policy, from its own stream as F-RTO: classic, or RSFC (with the paper's
     // 10 ms timestamp clocks in some runs); AFC on both ends in some.

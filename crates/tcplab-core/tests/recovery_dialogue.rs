@@ -5,7 +5,7 @@
 mod common;
 use common::script::{ack, drain, ms, offs, synack, ISS, NS};
 use common::{run, Channel, Scenario};
-use tcplab_core::tcp::{Endpoint, EndpointState, Recovery, TcpConfig};
+use tcplab_core::tcp::{Endpoint, EndpointState, Recovery, RtoRestart, TcpConfig, Timer};
 use tcplab_core::{Duration, Instant, Segment, SeqNo, TcpOptions};
 
 fn cfg(recovery: Recovery) -> TcpConfig {
@@ -24,7 +24,12 @@ fn cfg(recovery: Recovery) -> TcpConfig {
 /// permit SACK; 20 segments written at 100 ms, the initial window of 10 (offsets 0-9000)
 /// sent at once.
 fn sending(recovery: Recovery, sack: bool) -> Endpoint {
-    let mut a = Endpoint::new(cfg(recovery), SeqNo(ISS));
+    sending_cfg(cfg(recovery), sack)
+}
+
+/// [`sending`] with any configuration.
+fn sending_cfg(cfg: TcpConfig, sack: bool) -> Endpoint {
+    let mut a = Endpoint::new(cfg, SeqNo(ISS));
     a.connect(ms(0));
     drain(&mut a, ms(0));
     let synack = synack(
@@ -328,5 +333,107 @@ fn reno_transfer_one_loss_recovers_fast_several_losses_in_a_window_time_out() {
         let plain = transfer(Recovery::Auto, false, drops);
         assert_eq!(newreno.a.stats(), plain.a.stats(), "{drops:?}");
         assert_eq!(newreno.now, plain.now, "{drops:?}");
+    }
+}
+
+// ------------------------------------------------- ns-2.35 TCP-Linux (`ns2_linux`)
+
+/// A FIFO path that loses the first `lost` transmissions of segment 0 and delivers
+/// everything else in the order sent, one arrival per millisecond from 150 ms; each
+/// arrival is ACKed with the blocks an RFC 2018 receiver sends. Returns, for every
+/// arrival, what the sender sent in answer, and stops after `arrivals`.
+fn fifo_losing_front(
+    a: &mut Endpoint,
+    first_flight: Vec<u32>,
+    lost: usize,
+    arrivals: usize,
+) -> Vec<(u32, Vec<u32>)> {
+    let mut path: std::collections::VecDeque<u32> = first_flight.into();
+    let mut zero_sent = 0;
+    let mut held = Vec::new();
+    let mut una = 0;
+    let mut log = Vec::new();
+    for k in 0..arrivals as u64 {
+        let Some(seg) = path.pop_front() else { break };
+        if seg == 0 {
+            zero_sent += 1;
+            if zero_sent <= lost {
+                continue;
+            }
+        }
+        held.push(seg);
+        while held.contains(&una) {
+            una += 1000;
+        }
+        let t = 150 + k;
+        a.handle_segment(ms(t), &dupack(una, &held, true));
+        let out = offs(&drain(a, ms(t)));
+        path.extend(out.iter().copied());
+        log.push((seg, out));
+    }
+    log
+}
+
+#[test]
+fn ns2_linux_resends_a_lost_retransmission_when_a_later_segment_is_sacked() {
+    // ns-2.35 tcp/scoreboard1.cc `UpdateScoreBoard`: a retransmission is lost again once a
+    // segment sent after it (at or above SND.NXT of the retransmission) is SACKed, and
+    // `send_much` re-sends it at once. RFC 6675 (`auto`) has no such rule: its lost
+    // retransmission waits for the RTO.
+    let mut a = sending(Recovery::Ns2Linux, true);
+    let first: Vec<u32> = (0..10).map(|i| i * 1000).collect();
+    let log = fifo_losing_front(&mut a, first.clone(), 2, 40);
+    let when = |log: &[(u32, Vec<u32>)]| -> Vec<usize> {
+        (0..log.len()).filter(|&k| log[k].1.contains(&0)).collect()
+    };
+    let zero = when(&log);
+    // FACK threshold (`fack_ - (dupack_threshold + 1)`): segment 0 is lost once segment 4
+    // is SACKed -- the fourth duplicate ACK, one later than RFC 6675's IsLost().
+    assert_eq!(log[3].0, 4000);
+    assert_eq!(zero[0], 3, "{log:?}");
+    assert!(a.stats().fast_retransmits == 1);
+    // The first segment sent after that retransmission: its SACK marks 0 lost again.
+    let after: u32 = log[3..]
+        .iter()
+        .flat_map(|(_, out)| out.iter().copied())
+        .find(|&s| s >= 10_000 && !log[..3].iter().any(|(_, o)| o.contains(&s)))
+        .expect("new data after the retransmission");
+    let k = log.iter().position(|(seg, _)| *seg == after).unwrap();
+    assert_eq!(zero[1], k, "re-sent on the SACK of {after}: {log:?}");
+    assert_eq!(log[k].1[0], 0, "the lowest LOST segment goes first");
+    // Once that third transmission arrives, everything is acknowledged and the recovery
+    // ends without a timeout (one window cut).
+    assert_eq!((a.stats().timeouts, a.stats().fast_retransmits), (0, 1));
+    assert_eq!(a.stats().recoveries_completed, 1, "{log:?}");
+
+    // RFC 6675 on the same path: segment 0 goes once (third duplicate ACK), and the lost
+    // retransmission is not seen.
+    let mut b = sending(Recovery::Auto, true);
+    let log = fifo_losing_front(&mut b, first, 2, 40);
+    assert_eq!(when(&log), vec![2], "{log:?}");
+    assert_eq!(b.stats().recoveries_completed, 0);
+}
+
+#[test]
+fn rto_restart_any_ack_restarts_the_timer_on_duplicate_acks() {
+    // ns-2.35 tcp/tcp-linux.cc `time_processing`: with `timerfix_`, `renew_timer`
+    // reschedules the retransmission timer on every ACK, a duplicate too; RFC 6298 5.3
+    // (`every_ack`) only on an ACK of new data.
+    for (rule, moves) in [(RtoRestart::EveryAck, false), (RtoRestart::AnyAck, true)] {
+        let mut a = sending_cfg(
+            TcpConfig {
+                rto_restart: rule,
+                ..cfg(Recovery::Ns2Linux)
+            },
+            true,
+        );
+        let before = a.timer(Timer::Retransmit).unwrap();
+        a.handle_segment(ms(150), &dupack(0, &[1000], true));
+        drain(&mut a, ms(150));
+        let after = a.timer(Timer::Retransmit).unwrap();
+        assert_eq!(after != before, moves, "{rule:?}");
+        if moves {
+            assert_eq!(after, ms(150) + a.rtt().rto());
+        }
     }
 }

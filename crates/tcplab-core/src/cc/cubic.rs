@@ -243,6 +243,14 @@ impl CongestionControl for Cubic {
         self.w = self.w.max(self.ssthresh as f64 / self.mss as f64);
     }
 
+    fn ns2_linux_recovery_exit(&mut self, _now: Instant, limit: u64) {
+        // tcp-linux.cc: a window below ssthresh is raised to it and moderated.
+        let mss = self.mss as f64;
+        if self.ssthresh != u64::MAX && self.w * mss < self.ssthresh as f64 {
+            self.w = (self.ssthresh.min(limit) as f64 / mss).max(1.0);
+        }
+    }
+
     fn congestion_window(&self) -> u64 {
         ((self.w * self.mss as f64) as u64).max(self.mss)
     }

@@ -408,6 +408,15 @@ impl CongestionControl for CubicNs2 {
         self.cwnd = self.cwnd.max(self.ssthresh);
     }
 
+    fn ns2_linux_recovery_exit(&mut self, _now: Instant, limit: u64) {
+        // tcp-linux.cc `tcp_fastretrans_alert`: `if (snd_cwnd < snd_ssthresh) { snd_cwnd =
+        // snd_ssthresh; tcp_moderate_cwnd(); }`, in packets.
+        if self.ssthresh != u32::MAX && self.cwnd < self.ssthresh {
+            let limit = (limit / self.mss).min(u32::MAX as u64) as u32;
+            self.cwnd = self.ssthresh.min(limit).max(1);
+        }
+    }
+
     fn congestion_window(&self) -> u64 {
         self.cwnd.max(1) as u64 * self.mss
     }

@@ -96,6 +96,15 @@ pub trait CongestionControl {
     );
     /// Fast recovery ended (the recovery point was acknowledged).
     fn on_recovery_exit(&mut self, _now: Instant) {}
+    /// `recovery = "ns2_linux"`: the end of a recovery, or of the loss state after a
+    /// timeout, in ns-2.35's TCP-Linux (tcp/tcp-linux.cc `tcp_fastretrans_alert`): a
+    /// window below ssthresh is raised to ssthresh and then moderated to at most `limit`
+    /// bytes (`tcp_moderate_cwnd`: in flight plus `tcp_max_burst` segments); a window at
+    /// or above ssthresh stays. The window-based controllers implement it; the default,
+    /// for the rate-based ones (which have no window), is [`Self::on_recovery_exit`].
+    fn ns2_linux_recovery_exit(&mut self, now: Instant, _limit: u64) {
+        self.on_recovery_exit(now)
+    }
     /// F-RTO (RFC 5682) found the last retransmission timeout spurious: undo the reaction
     /// to its `Timeout` event. `prior` is this controller as it was just before that event
     /// (the endpoint clones it there). The default is the RFC 4015 / Linux undo: restore
@@ -368,6 +377,9 @@ impl CongestionControl for Cc {
     }
     fn on_recovery_exit(&mut self, now: Instant) {
         dispatch!(self, c => c.on_recovery_exit(now))
+    }
+    fn ns2_linux_recovery_exit(&mut self, now: Instant, limit: u64) {
+        dispatch!(self, c => c.ns2_linux_recovery_exit(now, limit))
     }
     /// Undoes a spurious timeout when `prior` is the same algorithm (it always is: the
     /// endpoint takes the snapshot from this controller); otherwise does nothing.

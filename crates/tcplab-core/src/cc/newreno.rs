@@ -78,6 +78,14 @@ impl CongestionControl for NewReno {
         self.cwnd = self.ssthresh;
     }
 
+    fn ns2_linux_recovery_exit(&mut self, _now: Instant, limit: u64) {
+        // tcp-linux.cc: `if (snd_cwnd < snd_ssthresh) { snd_cwnd = snd_ssthresh;
+        // tcp_moderate_cwnd(); }`
+        if self.ssthresh != u64::MAX && self.cwnd < self.ssthresh {
+            self.cwnd = self.ssthresh.min(limit).max(self.mss);
+        }
+    }
+
     fn congestion_window(&self) -> u64 {
         self.cwnd
     }

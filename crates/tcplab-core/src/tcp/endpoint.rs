@@ -10,7 +10,9 @@ use crate::fc::{
     afc::AfcReceiver, classic, rsfc, DataArrival, Fc, FcKind, RcvView, ReceiverPolicy, TsClocks,
 };
 use crate::rate::pacer::Pacer;
-use crate::segment::{payload_tag, Ecn, Flags, SackBlock, Segment, TcpOptions, Timestamps};
+use crate::segment::{
+    payload_tag, Ecn, Flags, SackBlock, Segment, TcpOptions, Timestamps, MAX_SACK_BLOCKS,
+};
 use crate::seq::SeqNo;
 use crate::tcp::frto::{Frto, FrtoAck, FrtoPhase, FrtoVerdict};
 use crate::tcp::prr::{Prr, PrrAck};
@@ -221,6 +223,13 @@ pub struct Endpoint {
     recovery_cwnd: Option<u64>,
     /// Proportional Rate Reduction (RFC 6937) during SACK recovery (`cfg.prr`).
     prr: Prr,
+    /// `recovery = "ns2_linux"`: ns-2.35 TCP-Linux's `next_pkts_in_flight_` in bytes, the
+    /// rate-halving allowance (tcp/tcp-linux.cc: the sender may fill the pipe up to the
+    /// larger of cwnd and this); 0 outside a recovery.
+    ns2_next_in_flight: u64,
+    /// `recovery = "ns2_linux"`: TCP-Linux's `TCP_CA_Loss` state, from a timeout until
+    /// `recover` is acknowledged or a newly marked loss starts a recovery.
+    ns2_loss_state: bool,
     /// `rtt_source = "one_per_rtt"`: the end of the segment being timed and its send time.
     timed_segment: Option<(u64, Instant)>,
     /// A fast retransmission that ignores cwnd (RFC 6675 5 step 4.3, RFC 6582 3.2 step 2/4).
@@ -288,6 +297,10 @@ pub struct Endpoint {
     ecn_hold_until: Option<u64>,
 }
 
+/// ns-2.35 TCP-Linux's `tcp_max_burst` (tcp/linux/ns-linux-param.c: 3), the segments
+/// `tcp_moderate_cwnd` allows above what is in flight at the end of a recovery.
+const NS2_TCP_MAX_BURST: u64 = 3;
+
 /// Opens a connection without a handshake on the network, as ns-2's one-way agents start
 /// (`handshake = false`): the SYN, SYN-ACK and ACK are exchanged between the two endpoints
 /// at `now`, directly, so both are established with the options their configurations
@@ -346,6 +359,7 @@ impl Endpoint {
         // (10^4 idle flows must not hold 10^4 windows; issue 18).
         let mut sb = Scoreboard::default();
         sb.set_pipe_rule(cfg.pipe_rule);
+        sb.set_ns2_linux(cfg.recovery == Recovery::Ns2Linux);
         Endpoint {
             conn: Conn::Closed,
             stats: TcpStats::default(),
@@ -380,6 +394,8 @@ impl Endpoint {
             snd_wl2: SeqNo(0),
             dupacks: 0,
             in_recovery: false,
+            ns2_next_in_flight: 0,
+            ns2_loss_state: false,
             partial_ack_seen: false,
             is_cwnd_limited: false,
             max_in_flight: 0,
@@ -516,7 +532,8 @@ impl Endpoint {
         let peer_mss = o.mss.map_or(DEFAULT_PEER_MSS, |m| m as u32);
         self.mss = self.cfg.mss.min(peer_mss).max(1);
         self.sack_ok = self.cfg.sack && o.sack_permitted;
-        self.snd_sack = self.sack_ok && self.cfg.recovery == Recovery::Auto;
+        self.snd_sack =
+            self.sack_ok && matches!(self.cfg.recovery, Recovery::Auto | Recovery::Ns2Linux);
         self.ts_ok = self.cfg.timestamps && o.timestamps.is_some();
         // RFC 3168 6.1.1: an ECN-setup SYN has ECE and CWR set, an ECN-setup SYN-ACK ECE
         // without CWR (a SYN-ACK with both is a peer reflecting the flags, not agreeing).
@@ -868,6 +885,21 @@ impl Endpoint {
                         rtt = Some(self.rtt_sample(r, r));
                     }
                 }
+                RttSource::Ns2Linux => {
+                    // tcp-linux.cc `time_processing`: the timed segment feeds the RTO
+                    // (`rtt_update`)...
+                    if let Some((_, sent)) = self.timed_segment.filter(|&(end, _)| ack >= end) {
+                        self.timed_segment = None;
+                        let r = self.tick_rtt(sent, now);
+                        self.rtt_sample(r, r);
+                    }
+                    // ...and `recv` hands the module `pkts_acked(.., last_ackt)` on every ACK
+                    // of new data: the newest acknowledged segment's send time, unless
+                    // retransmitted data was acknowledged (`FLAG_UNSURE_TSTAMP`).
+                    if !a.any_retransmitted {
+                        rtt = a.newest_sent.map(|t| now - t);
+                    }
+                }
                 RttSource::Linux => {
                     // tcp_clean_rtx_queue: seq_rtt from the lowest never-retransmitted
                     // segment acknowledged (first_ackt), congestion control's ca_rtt from
@@ -885,6 +917,10 @@ impl Endpoint {
 
         let mut sacked = 0;
         let mut linux_sack_rtt: Option<(Instant, Instant)> = None;
+        let ns2 = self.cfg.recovery == Recovery::Ns2Linux;
+        // ns-2 TCP-Linux: each block's start and the retransmission id it SACKed.
+        let mut ns2_blocks = [(0u64, None); MAX_SACK_BLOCKS];
+        let mut ns2_nblocks = 0;
 
         if self.snd_sack && !self.sb.is_empty() {
             for b in seg.options.sack() {
@@ -897,6 +933,10 @@ impl Endpoint {
                 let n = self
                     .sb
                     .sack_block(s.max(self.snd_una as i64) as u64, e as u64);
+                if ns2 && ns2_nblocks < ns2_blocks.len() {
+                    ns2_blocks[ns2_nblocks] = (s.max(self.snd_una as i64) as u64, n.ns2_rtx_id);
+                    ns2_nblocks += 1;
+                }
                 sacked += n.bytes;
                 // A SACK reports segments above a hole, whose ACK echoes the stale TSval of
                 // the last in-sequence one: their recorded send times stand in (thesis 4.1.3).
@@ -909,9 +949,16 @@ impl Endpoint {
                     (a, b) => a.or(b),
                 };
             }
-            if sacked > 0 && !self.rack_on() {
+            if sacked > 0 && !self.rack_on() && !ns2 {
                 newly_lost = self.sb.mark_losses(self.cfg.dupack_threshold, self.mss);
             }
+        }
+        if ns2 && self.snd_sack && !self.sb.is_empty() {
+            // tcp-linux.cc `recv`: `UpdateScoreBoard` on every ACK with SACK blocks or while
+            // the board is not empty (its `FLAG_DATA_ACKED &&` is always true).
+            newly_lost = self
+                .sb
+                .ns2_mark_losses(&mut ns2_blocks[..ns2_nblocks], self.cfg.dupack_threshold);
         }
         if self.rack_on() {
             // Linux `tcp_check_sack_reordering`: an original transmission delivered below
@@ -943,7 +990,7 @@ impl Endpoint {
             // only the first restarts the timer.
             let partial = self.in_recovery && ack < self.recover;
             let restart =
-                !partial || self.cfg.rto_restart == RtoRestart::EveryAck || !self.partial_ack_seen;
+                !partial || self.cfg.rto_restart != RtoRestart::Impatient || !self.partial_ack_seen;
             self.partial_ack_seen |= partial;
             if self.sb.is_empty() {
                 self.timers.disarm(Timer::Retransmit);
@@ -958,6 +1005,12 @@ impl Endpoint {
             if self.rack.probe_high.is_some_and(|h| ack >= h) {
                 self.rack.probe_high = None;
             }
+        } else if self.cfg.rto_restart == RtoRestart::AnyAck
+            && !self.sb.is_empty()
+            && self.probe_at.is_none()
+        {
+            // ns-2.35 TCP-Linux `time_processing`: `renew_timer` on a duplicate ACK too.
+            self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
         }
         // AFC (Algorithm 4): flow window inputs, zero-window flag, open-window reset, and
         // whether this ACK's congestion indicators are to be ignored.
@@ -1006,7 +1059,9 @@ impl Endpoint {
 
         let was_in_recovery = self.in_recovery;
         let reno = self.cfg.recovery == Recovery::Reno;
-        if self.in_recovery {
+        if ns2 {
+            self.ns2_fastretrans_alert(now, ack, newly_lost && !afc_quiet);
+        } else if self.in_recovery {
             if ack >= self.recover || (reno && ack > una_before) {
                 // Full ACK: RFC 6582 3.2 step 3 / RFC 6675 section 5. Classic Reno (RFC 5681
                 // 3.2 step 6) leaves on the first ACK of new data, partial or not: cwnd
@@ -1125,7 +1180,10 @@ impl Endpoint {
     /// RACK-TLP runs on this connection: `loss_detection = "rack_tlp"` and SACK in use
     /// (RACK needs SACK to see what was delivered; Linux falls back to duplicate ACKs too).
     fn rack_on(&self) -> bool {
-        self.cfg.loss_detection == LossDetection::RackTlp && self.snd_sack
+        // ns-2's TCP-Linux has its own scoreboard and no RACK.
+        self.cfg.loss_detection == LossDetection::RackTlp
+            && self.snd_sack
+            && self.cfg.recovery != Recovery::Ns2Linux
     }
 
     /// RFC 8985 6.2 step 5 with Linux's reordering window; arms or disarms the reordering
@@ -1272,8 +1330,77 @@ impl Endpoint {
         (len > 0).then(|| self.send_new(now, len as u32))
     }
 
+    /// ns-2.35 TCP-Linux's `tcp_fastretrans_alert` (tcp/tcp-linux.cc), `recovery =
+    /// "ns2_linux"`, on every ACK (ns-2 calls it on every "dubious" ACK: a duplicate, one
+    /// with SACK information, or any outside the Open state, which covers every ACK that
+    /// can change its state):
+    /// - E. Out of Recovery or Loss once `recover` (SND.NXT at entry, ns-2's `maxseq_`) is
+    ///   acknowledged: the scoreboard is cleared (`ClearScoreBoard`), a window below
+    ///   ssthresh is raised to it and moderated to in flight + `tcp_max_burst` 3 segments
+    ///   (`tcp_moderate_cwnd`), and rate halving stops.
+    /// - F. In Open or Loss, a loss the scoreboard newly marked (`FLAG_DATA_LOST`) enters
+    ///   Recovery ([`Endpoint::enter_recovery`]); in Recovery nothing more happens: the
+    ///   window is cut once per recovery.
+    ///
+    /// Then, as `send_much` does first, the rate-halving allowance is held to in flight +
+    /// one segment.
+    fn ns2_fastretrans_alert(&mut self, now: Instant, ack: u64, newly_lost: bool) {
+        if (self.in_recovery || self.ns2_loss_state) && ack >= self.recover {
+            if self.in_recovery {
+                self.stats.recoveries_completed += 1;
+            }
+            self.in_recovery = false;
+            self.ns2_loss_state = false;
+            self.dupacks = 0;
+            self.sb.ns2_clear();
+            let limit = self.sb.pipe() + NS2_TCP_MAX_BURST * self.mss as u64;
+            self.cc.ns2_linux_recovery_exit(now, limit);
+            self.ns2_next_in_flight = 0;
+            return;
+        }
+        if !self.in_recovery && newly_lost {
+            self.ns2_loss_state = false;
+            self.enter_recovery(now);
+        }
+        self.ns2_next_in_flight = self
+            .ns2_next_in_flight
+            .min(self.sb.pipe() + self.mss as u64);
+    }
+
+    /// `send_much` after each transmission: `next_pkts_in_flight_ = min(next, max(in
+    /// flight - 1, 1))`, so that in Recovery one segment goes for every second segment that
+    /// leaves the network until the pipe is down to cwnd (tcp/tcp-linux.cc).
+    fn ns2_after_send(&mut self) {
+        if self.cfg.recovery == Recovery::Ns2Linux {
+            let mss = self.mss as u64;
+            self.ns2_next_in_flight = self
+                .ns2_next_in_flight
+                .min(self.sb.pipe().saturating_sub(mss).max(mss));
+        }
+    }
+
     fn enter_recovery(&mut self, now: Instant) {
         let prior_cwnd = self.cwnd();
+        if self.cfg.recovery == Recovery::Ns2Linux {
+            // ns-2.35 `tcp_fastretrans_alert`, F: `recover_ = maxseq_`, rate halving from
+            // the window before the cut (`next_pkts_in_flight_ = snd_cwnd`), ssthresh from
+            // the module and cwnd = ssthresh at once. The scoreboard marked the losses; what
+            // goes first is its lowest LOST segment, under rate halving (no forced
+            // retransmission, no PRR, no RFC 6675 rule 3).
+            self.ns2_next_in_flight = self.cc.congestion_window();
+            self.in_recovery = true;
+            self.recover = self.snd_max();
+            let reduced_for_it = self.ecn_hold_until.is_some_and(|p| self.snd_una < p);
+            if !reduced_for_it {
+                let flight = self.ssthresh_basis();
+                self.cc
+                    .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
+                self.cwr_pending = self.ecn_ok;
+            }
+            self.stats.fast_retransmits += 1;
+            self.prr.deactivate();
+            return;
+        }
         self.in_recovery = true;
         self.partial_ack_seen = false;
         // RFC 6675 section 5 step 4.1: RecoveryPoint = HighData.
@@ -1526,7 +1653,10 @@ impl Endpoint {
                     self.frto.stop();
                 }
                 // RFC 5681 3.1: ssthresh is held when the segment already timed out once.
-                if self.rtt.backoff() == 0 && !self.afc_rto_is_quiet() {
+                // ns-2.35 TCP-Linux's `enter_loss` asks the module for ssthresh on every
+                // timeout (Linux's guard on `icsk_ca_state` is commented out there).
+                let ns2 = self.cfg.recovery == Recovery::Ns2Linux;
+                if (self.rtt.backoff() == 0 || ns2) && !self.afc_rto_is_quiet() {
                     if frto {
                         self.frto.prior_cc = Some(Box::new(self.cc.clone()));
                     }
@@ -1538,6 +1668,9 @@ impl Endpoint {
                     self.cwr_pending = self.ecn_ok;
                 }
                 self.sb.on_rto();
+                // ns-2 TCP-Linux `timeout`: `TCP_CA_Loss`, rate halving off.
+                self.ns2_loss_state = ns2;
+                self.ns2_next_in_flight = 0;
                 // RFC 6675 5.1 / RFC 6582: no fast recovery until everything sent so far is
                 // acknowledged.
                 self.in_recovery = false;
@@ -1844,7 +1977,11 @@ impl Endpoint {
             }
         }
         // Rule 3: in SACK recovery, an un-SACKed segment below the highest SACK.
-        if self.in_recovery && self.snd_sack && avail >= mss {
+        if self.in_recovery
+            && self.snd_sack
+            && avail >= mss
+            && self.cfg.recovery != Recovery::Ns2Linux
+        {
             if let Some(i) = self.sb.next_rule3() {
                 return Some(self.retransmit(now, i));
             }
@@ -1865,10 +2002,17 @@ impl Endpoint {
             rtx_in_pipe: false,
             retransmitted: false,
             tx_order: 0,
+            ns2_rtx_id: 0,
         });
         self.snd_nxt += len as u64;
         self.fin_sent |= fin;
-        if self.cfg.rtt_source == RttSource::OnePerRtt && self.timed_segment.is_none() && len > 0 {
+        self.ns2_after_send();
+        if matches!(
+            self.cfg.rtt_source,
+            RttSource::OnePerRtt | RttSource::Ns2Linux
+        ) && self.timed_segment.is_none()
+            && len > 0
+        {
             self.timed_segment = Some((self.snd_nxt, now));
         }
         self.cc.on_packet_sent(now, len, self.sb.pipe(), false);
@@ -1904,6 +2048,7 @@ impl Endpoint {
         // one timed segment.
         self.timed_segment = None;
         self.sb.on_retransmit(i, now);
+        self.ns2_after_send();
         let s = *self.sb.get(i);
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += s.len as u64;
@@ -2115,6 +2260,11 @@ impl Endpoint {
             }
         }
         let mut c = self.cc.congestion_window();
+        if self.cfg.recovery == Recovery::Ns2Linux {
+            // tcp-linux.cc `send_much`: `packets_in_flight() < max(win, next_pkts_in_flight_)`;
+            // no limited transmit.
+            return c.max(self.ns2_next_in_flight);
+        }
         if !self.snd_sack
             && !self.in_recovery
             && self.dupacks < self.cfg.dupack_threshold

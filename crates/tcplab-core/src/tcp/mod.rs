@@ -58,6 +58,19 @@ pub enum Recovery {
     /// highest position sent when fast retransmit began) never start another fast
     /// retransmit.
     Reno,
+    /// ns-2.35's `Agent/TCP/Linux` (tcp/tcp-linux.cc, tcp/scoreboard1.cc; see
+    /// [`crate::tcp::sack`]'s `Ns2Board` and `Endpoint`'s ns-2 recovery for the rules): a
+    /// SACK scoreboard with FACK loss marking (a segment is lost once a segment DupThresh + 1
+    /// positions above it is SACKed), a retransmission marked lost again when a segment sent
+    /// after it, or a retransmission sent DupThresh + 1 retransmissions after it, is SACKed
+    /// (`ScoreBoard1::UpdateScoreBoard`), recovery entered on any newly marked loss, after a
+    /// timeout too (`tcp_fastretrans_alert`), cwnd = ssthresh at once with rate halving
+    /// through `next_pkts_in_flight_` (`send_much`), no growth until `recover` is
+    /// acknowledged, then the scoreboard is cleared and a window below ssthresh is raised to
+    /// it and moderated to in flight + 3 segments (`tcp_moderate_cwnd`). Without SACK the
+    /// scoreboard never marks a loss, as in ns-2: only the RTO recovers.
+    #[serde(rename = "ns2_linux")]
+    Ns2Linux,
 }
 
 /// Where RTT samples come from (scenario key `rtt_source`): for the RFC 6298 estimator
@@ -87,6 +100,13 @@ pub enum RttSource {
     /// `reset_rtx_timer`) stops the timing (Karn). The sample counts the clock ticks of
     /// `ts_granularity` (`tcpTick_`) crossed between sending and the ACK, at least one.
     OnePerRtt,
+    /// ns-2.35's `Agent/TCP/Linux` without timestamps (tcp/tcp-linux.cc): the RTO's samples
+    /// as `one_per_rtt` (`time_processing`: `rtt_active_`, `rtt_update` in `tcp_tick_`
+    /// ticks), congestion control's on every ACK that advances SND.UNA, from the send time
+    /// of the newest segment it acknowledges (`pkts_acked`'s `last_ackt`, ns-2's sender-side
+    /// `tss[]` record) -- none when it acknowledges retransmitted data
+    /// (`FLAG_UNSURE_TSTAMP`). Vegas and Westwood see every ACK, as ns-2's modules do.
+    Ns2Linux,
 }
 
 /// What ssthresh is computed from when the window is reduced for a loss, a timeout or an
@@ -111,8 +131,8 @@ pub enum SsthreshRule {
     Window,
 }
 
-/// When an ACK that acknowledges new data restarts the retransmission timer during fast
-/// recovery (scenario key `rto_restart`, RFC 6582 section 4).
+/// Which ACKs restart the retransmission timer (scenario key `rto_restart`): of those that
+/// acknowledge new data during fast recovery (RFC 6582 section 4), or every ACK.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoRestart {
@@ -123,6 +143,11 @@ pub enum RtoRestart {
     /// Only the first partial ACK of a recovery restarts it (RFC 6582 section 4, the
     /// "Impatient" variant the RFC specifies): a long recovery ends in a timeout.
     Impatient,
+    /// Every ACK restarts it while data is outstanding, duplicates included: ns-2.35's
+    /// `Agent/TCP/Linux` (tcp/tcp-linux.cc `time_processing`: with `timerfix_` true,
+    /// `renew_timer` reschedules the timer on each ACK it processes). A sender whose
+    /// duplicate ACKs keep coming never times out, however long a hole stays open.
+    AnyAck,
 }
 
 /// A stack profile (scenario key `profile`): the behaviour of the stack a user compares
@@ -194,8 +219,9 @@ pub struct TcpConfig {
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupack_threshold: u32,
     /// The sender's loss recovery after fast retransmit ([`Recovery`]): `auto` (RFC 6675
-    /// with SACK, RFC 6582 NewReno without), `newreno` or the classic `reno` of RFC 5681
-    /// section 3.2 (ns-2's `Agent/TCP/Reno`). The last two never read SACK blocks.
+    /// with SACK, RFC 6582 NewReno without), `newreno`, the classic `reno` of RFC 5681
+    /// section 3.2 (ns-2's `Agent/TCP/Reno`) -- these two never read SACK blocks -- or
+    /// `ns2_linux` (ns-2.35's `Agent/TCP/Linux` with its SACK scoreboard).
     pub recovery: Recovery,
     /// Sender silly-window avoidance / Nagle (RFC 1122 4.2.3.4).
     pub nagle: bool,
@@ -582,6 +608,7 @@ mod tests {
         assert_eq!(parse("auto"), Ok(Recovery::Auto));
         assert_eq!(parse("newreno"), Ok(Recovery::NewReno));
         assert_eq!(parse("reno"), Ok(Recovery::Reno));
+        assert_eq!(parse("ns2_linux"), Ok(Recovery::Ns2Linux));
         assert!(parse("new_reno").is_err() && parse("Reno").is_err());
         // A TCP table without the key (older canonical JSON) keeps today's recovery.
         let cfg = |pairs: Vec<(&'static str, &'static str)>| {

@@ -42,6 +42,10 @@ pub struct SentSeg {
     /// a tie of send times by end sequence; a simulator sends many segments at one instant,
     /// retransmissions after new data as often as before.
     pub tx_order: u64,
+    /// `recovery = "ns2_linux"` only: the id of the latest retransmission (ns-2.35
+    /// `ScoreBoardNode1::retran_`, from the scoreboard's running `rtx_id_`; set by
+    /// [`Scoreboard::on_retransmit`]).
+    pub ns2_rtx_id: u64,
 }
 
 impl SentSeg {
@@ -89,6 +93,9 @@ pub struct Acked {
     /// Some removed segment had been retransmitted (Linux `FLAG_RETRANS_DATA_ACKED`: Karn's
     /// rule then forbids a send-time sample from this ACK).
     pub any_retransmitted: bool,
+    /// Latest send time of the highest wholly removed segment, SACKed or not (ns-2.35
+    /// TCP-Linux's `tss[seqno]` for `rtt_source = "ns2_linux"`).
+    pub newest_sent: Option<Instant>,
 }
 
 /// What one SACK block newly reported.
@@ -103,6 +110,41 @@ pub struct Sacked {
     /// (Linux `tcp_sacktag_one`'s `first_sackt` / `last_sackt`).
     pub first_original_sent: Option<Instant>,
     pub last_original_sent: Option<Instant>,
+    /// `recovery = "ns2_linux"`: the retransmission id of the highest newly SACKed segment
+    /// whose retransmission was in flight (ns-2.35 `UpdateScoreBoard`, the case
+    /// `SKB_FLAG_RETRANSMITTED` of a SACKed node: `acked_rtx_id_ = now->GetRtx()`).
+    pub ns2_rtx_id: Option<u64>,
+}
+
+/// ns-2.35 TCP-Linux's scoreboard rules (`recovery = "ns2_linux"`): tcp/scoreboard1.cc
+/// `ScoreBoard1` and tcp/scoreboard1.h `ScoreBoardNode1`, in packet positions as ns-2
+/// counts them (one tcplab segment is one ns-2 packet). ns-2 keeps run-length nodes
+/// flagged INFLIGHT, SACKED, LOST or RETRANSMITTED; here they are the segments' own
+/// marks: INFLIGHT = neither lost nor SACKed, LOST = lost and awaiting retransmission,
+/// RETRANSMITTED = its retransmission in the pipe (`rtx_in_pipe`), SACKED = `sacked`.
+/// What ns-2 adds over those marks lives here.
+#[derive(Clone, Debug, Default)]
+struct Ns2Board {
+    on: bool,
+    /// Retransmissions that may still be in flight, oldest first: (retransmission id,
+    /// segment start, SND.NXT when it was sent) -- a RETRANSMITTED node's `retran_`,
+    /// `seq_` and `nxt_`. Entries go stale when the segment is SACKed, acknowledged or
+    /// marked lost again (its `ns2_rtx_id` or marks then no longer match) and are dropped
+    /// when they reach the front. Ids and SND.NXT only grow along the queue, which bounds
+    /// the loss scan ([`Scoreboard::ns2_mark_losses`]).
+    rtx: VecDeque<(u64, u64, u64)>,
+    /// The next retransmission id (`rtx_id_`). ns-2 restarts it at 0 whenever it clears
+    /// the board; ids here keep growing, which compares the same since every
+    /// retransmission of the cleared board is gone with it.
+    next_id: u64,
+    /// `acked_rtx_id_`: the id of a retransmission SACKed or acknowledged (None: -1).
+    acked_id: Option<u64>,
+    /// Every INFLIGHT segment starting below this position was marked lost already (the
+    /// FACK threshold only grows until the board is cleared).
+    floor: u64,
+    /// Where ns-2's board ends after a timeout (`MarkLoss` extends it to SND.NXT); with
+    /// the highest SACK it decides when a cumulative ACK empties the board.
+    rto_end: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -139,6 +181,8 @@ pub struct Scoreboard {
     tx_count: u64,
     /// `pipe_rule = "ns3"`: SACKed segments keep their retransmission in the pipe.
     sacked_rtx_in_flight: bool,
+    /// `recovery = "ns2_linux"`'s state (unused otherwise).
+    ns2: Ns2Board,
 }
 
 impl Scoreboard {
@@ -155,6 +199,12 @@ impl Scoreboard {
     pub fn set_pipe_rule(&mut self, rule: PipeRule) {
         debug_assert!(self.segs.is_empty());
         self.sacked_rtx_in_flight = rule == PipeRule::Ns3;
+    }
+    /// Keeps ns-2.35 TCP-Linux's scoreboard state (`recovery = "ns2_linux"`); set before
+    /// the first segment.
+    pub fn set_ns2_linux(&mut self, on: bool) {
+        debug_assert!(self.segs.is_empty());
+        self.ns2.on = on;
     }
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked_bytes
@@ -207,6 +257,11 @@ impl Scoreboard {
         let mut out = Acked::default();
         while let Some(f) = self.segs.front().copied() {
             if f.end() <= ack {
+                if self.ns2.on && f.rtx_in_pipe && !f.sacked {
+                    // ns-2 `CleanRtxQueue`: a RETRANSMITTED node acknowledged raises
+                    // `acked_rtx_id_`.
+                    self.ns2.acked_id = self.ns2.acked_id.max(Some(f.ns2_rtx_id));
+                }
                 self.pipe -= f.pipe(self.sacked_rtx_in_flight);
                 self.awaiting_rtx -= f.awaits_rtx() as u64;
                 if f.sacked {
@@ -231,6 +286,7 @@ impl Scoreboard {
                 // Karn: the newest segment decides; a SACKed one was delivered at an unknown
                 // earlier time, a retransmitted one is ambiguous.
                 out.rtt_from = (!f.retransmitted && !f.sacked).then_some(f.sent_at);
+                out.newest_sent = Some(f.sent_at);
                 self.segs.pop_front();
             } else {
                 if f.start < ack {
@@ -267,6 +323,14 @@ impl Scoreboard {
             self.high_sacked = ack.max(self.high_sacked);
         }
         self.rtx_cursor = self.rtx_cursor.max(ack);
+        if self.ns2.on && ack >= self.high_sacked.max(self.ns2.rto_end) {
+            // ns-2 `UpdateScoreBoard`: the cumulative ACK emptied the board (`head_ ==
+            // NULL`) and `ClearScoreBoard` restarts the retransmission ids; every
+            // retransmission it knew of is acknowledged.
+            self.ns2.acked_id = None;
+            self.ns2.rtx.clear();
+            self.ns2.floor = self.ns2.floor.max(ack);
+        }
         out
     }
 
@@ -298,6 +362,9 @@ impl Scoreboard {
                 }
             }
             if !s.sacked && s.len > 0 {
+                if self.ns2.on && s.rtx_in_pipe {
+                    newly.ns2_rtx_id = Some(s.ns2_rtx_id);
+                }
                 self.note_rack_delivered(&s);
                 newly.bytes += self.segs[i].len as u64;
                 newly.latest_sent = newly.latest_sent.max(Some(self.segs[i].sent_at));
@@ -370,6 +437,117 @@ impl Scoreboard {
             self.loss_floor = self.loss_floor.max(self.segs[t].start);
         }
         any
+    }
+
+    /// ns-2.35 `ScoreBoard1::UpdateScoreBoard`'s loss marking (`recovery = "ns2_linux"`),
+    /// once this ACK's cumulative point ([`Scoreboard::ack_to`]) and SACK blocks
+    /// ([`Scoreboard::sack_block`]) are applied. `blocks` holds each block's start and the
+    /// [`Sacked::ns2_rtx_id`] it reported. Returns whether a loss was newly marked
+    /// (`FLAG_DATA_LOST`).
+    ///
+    /// - An INFLIGHT segment (never retransmitted since the board was last cleared) is
+    ///   lost once it lies DupThresh + 1 positions or more below the highest SACKed one
+    ///   (`lost_seq_threshold = fack_ - (dupack_threshold + 1)`: with DupThresh 3, at the
+    ///   fourth segment SACKed above a single loss, one later than RFC 6675's IsLost()).
+    /// - A RETRANSMITTED segment is lost again when a segment at or above SND.NXT of its
+    ///   retransmission, i.e. sent after it, is SACKed (`GetSndNxt() <= fack_`), or when a
+    ///   retransmission DupThresh + 2 or more ids younger was SACKed or acknowledged
+    ///   (`GetRtx() + dupack_threshold + 1 < acked_rtx_id_`). ns-2 walks its board once in
+    ///   sequence order and sets `acked_rtx_id_` at each SACKed retransmission it passes,
+    ///   so a retransmission below that one is judged by the id before it ("1 will be
+    ///   marked as lost when the next SACK arrives", scoreboard1.cc): the same here, each
+    ///   candidate judged by the ids of the blocks below it.
+    ///
+    /// Nothing is allocated: the INFLIGHT marks start at the previous threshold, and the
+    /// retransmission queue is walked only as far as a later entry could still be lost.
+    pub fn ns2_mark_losses(&mut self, blocks: &mut [(u64, Option<u64>)], dupthresh: u32) -> bool {
+        let mut any = false;
+        let dt = dupthresh as u64 + 1;
+        blocks.sort_unstable_by_key(|b| b.0);
+        let prior = self.ns2.acked_id;
+        // `acked_rtx_id_` as the pass finds it at position `pos`.
+        let acked_at = |pos: u64| {
+            blocks
+                .iter()
+                .take_while(|b| b.0 < pos)
+                .fold(prior, |a, b| b.1.or(a))
+        };
+        let acked_end = acked_at(u64::MAX);
+        let acked_max = blocks.iter().fold(prior, |a, b| a.max(b.1));
+        // INFLIGHT segments below the FACK threshold.
+        let top = self.segs.partition_point(|s| s.start < self.high_sacked);
+        if top as u64 > dt {
+            let last = top - 1 - dt as usize;
+            let from = self.segs.partition_point(|s| s.start < self.ns2.floor);
+            for i in from..=last {
+                let s = self.segs[i];
+                if !s.sacked && !s.lost && !s.rtx_in_pipe {
+                    self.update(i, |s| s.lost = true);
+                    self.rtx_cursor = self.rtx_cursor.min(s.start);
+                    any = true;
+                }
+            }
+            self.ns2.floor = self.ns2.floor.max(self.segs[last].end());
+        }
+        // RETRANSMITTED segments, oldest retransmission first.
+        let mut k = 0;
+        while k < self.ns2.rtx.len() {
+            let (id, start, snd_nxt) = self.ns2.rtx[k];
+            let i = self.segs.partition_point(|s| s.start < start);
+            let live = i < self.segs.len() && {
+                let s = &self.segs[i];
+                s.start == start && s.ns2_rtx_id == id && s.rtx_in_pipe && !s.sacked
+            };
+            let lost = live
+                && (snd_nxt < self.high_sacked || acked_at(start).is_some_and(|a| id + dt < a));
+            if lost {
+                self.update(i, |s| s.rtx_in_pipe = false);
+                self.rtx_cursor = self.rtx_cursor.min(start);
+                any = true;
+            }
+            if !live || lost {
+                if k == 0 {
+                    self.ns2.rtx.pop_front();
+                } else {
+                    k += 1;
+                }
+                continue;
+            }
+            // Ids and SND.NXT only grow along the queue: no later entry can be lost.
+            if snd_nxt >= self.high_sacked && acked_max.is_none_or(|a| id + dt >= a) {
+                break;
+            }
+            k += 1;
+        }
+        self.ns2.acked_id = acked_end;
+        any
+    }
+
+    /// ns-2.35 `ScoreBoard1::ClearScoreBoard` at the end of a recovery or of the loss state
+    /// after a timeout (`tcp_fastretrans_alert`): the board forgets every SACK and loss it
+    /// knew. Until the next ACK's blocks re-SACK them, every outstanding segment counts in
+    /// flight (`packets_in_flight` = SND.NXT - SND.UNA), and one the receiver no longer
+    /// reports (ns-2's sink repeats its 3 most recent blocks) may later be marked lost
+    /// under the FACK threshold and sent again.
+    pub fn ns2_clear(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.sacked = false;
+            s.lost = false;
+            s.rtx_in_pipe = false;
+        }
+        let una = self.segs.front().map_or(self.high_sacked, |s| s.start);
+        self.pipe = self.recompute_pipe();
+        self.sacked_bytes = 0;
+        self.awaiting_rtx = 0;
+        self.high_sacked = una;
+        self.rtx_cursor = una;
+        self.loss_floor = una;
+        self.applied = [(0, 0); 4];
+        self.applied_next = 0;
+        self.ns2.rtx.clear();
+        self.ns2.acked_id = None;
+        self.ns2.floor = una;
+        self.ns2.rto_end = 0;
     }
 
     /// Starts collecting one ACK's RACK sample: retransmissions sent after `rtx_sent_by`
@@ -478,6 +656,15 @@ impl Scoreboard {
         self.pipe = 0;
         self.rtx_cursor = self.segs.front().map_or(0, |s| s.start);
         self.loss_floor = self.segs.back().map_or(self.loss_floor, |s| s.end());
+        if self.ns2.on {
+            // ns-2 `MarkLoss`: every node not SACKed is LOST (a retransmission too), the
+            // board reaches SND.NXT, and the retransmission ids start again.
+            let end = self.segs.back().map_or(0, |s| s.end());
+            self.ns2.rto_end = end;
+            self.ns2.floor = end;
+            self.ns2.acked_id = None;
+            self.ns2.rtx.clear();
+        }
     }
 
     /// Undoes [`Scoreboard::on_rto`] after F-RTO found the timeout spurious (RFC 5682 3b,
@@ -534,12 +721,20 @@ impl Scoreboard {
     /// Records the retransmission of segment `i` at `now`.
     pub fn on_retransmit(&mut self, i: usize, now: Instant) {
         let order = self.next_tx_order();
+        let id = self.ns2.next_id;
         self.update(i, |s| {
             s.tx_order = order;
             s.rtx_in_pipe = true;
             s.retransmitted = true;
             s.sent_at = now;
+            s.ns2_rtx_id = id;
         });
+        if self.ns2.on {
+            // ns-2 `MarkRetran(seq, t_seqno_)`: the node remembers its id and SND.NXT.
+            let snd_nxt = self.segs.back().map_or(0, |s| s.end());
+            self.ns2.rtx.push_back((id, self.segs[i].start, snd_nxt));
+            self.ns2.next_id += 1;
+        }
     }
 
     /// Re-sends segment `i` without changing its loss state (a repeated zero-window probe).
@@ -623,6 +818,7 @@ mod tests {
                 rtx_in_pipe: false,
                 retransmitted: false,
                 tx_order: 0,
+                ns2_rtx_id: 0,
             });
         }
         sb
@@ -783,6 +979,7 @@ mod tests {
                                 rtx_in_pipe: false,
                                 retransmitted: false,
                                 tx_order: 0,
+                                ns2_rtx_id: 0,
                             };
                             fast.push(seg);
                             slow.push(seg);
@@ -891,6 +1088,7 @@ mod tests {
                     rtx_in_pipe: false,
                     retransmitted: false,
                     tx_order: 0,
+                    ns2_rtx_id: 0,
                 });
             }
             // Segment 1 is lost and retransmitted, then the retransmission is SACKed with
@@ -915,5 +1113,68 @@ mod tests {
             "the SACKed retransmission stays in ns-3's pipe"
         );
         assert_eq!((r, r3), (0, 0), "a timeout resets it");
+    }
+
+    /// ns-2.35 tcp/scoreboard1.cc `UpdateScoreBoard`: the FACK threshold, the
+    /// retransmission-id rule judged in sequence order, and the SND.NXT rule.
+    #[test]
+    fn ns2_linux_scoreboard_rules() {
+        let mut sb = Scoreboard::default();
+        sb.set_ns2_linux(true);
+        for i in 0..20u64 {
+            sb.push(SentSeg {
+                start: i * 1000,
+                len: 1000,
+                fin: false,
+                sent_at: Instant::ZERO,
+                sacked: false,
+                lost: false,
+                rtx_in_pipe: false,
+                retransmitted: false,
+                tx_order: 0,
+                ns2_rtx_id: 0,
+            });
+        }
+        let t = Instant::ZERO;
+        let mark = |sb: &mut Scoreboard, blocks: &[(u64, u64)]| {
+            let mut b: Vec<(u64, Option<u64>)> = blocks
+                .iter()
+                .map(|&(x, y)| (x, sb.sack_block(x, y).ns2_rtx_id))
+                .collect();
+            sb.ns2_mark_losses(&mut b, 3)
+        };
+        // Segment 10 SACKed: 0-6 lie 4 or more positions below it (fack_ - 4), 7-9 not.
+        assert!(mark(&mut sb, &[(10_000, 11_000)]));
+        assert!((0..7).all(|i| sb.get(i).lost) && !(7..10).any(|i| sb.get(i).lost));
+        for _ in 0..7 {
+            let i = sb.next_lost().unwrap();
+            sb.on_retransmit(i, t); // ids 0..=6
+        }
+        // The retransmission of 6 (id 6) is SACKed: ids 0 and 1 (+ 4 < 6) are lost, but the
+        // pass reaches them before the block, with `acked_rtx_id_` still -1.
+        assert!(!mark(&mut sb, &[(6000, 7000)]));
+        assert!(sb.get(0).rtx_in_pipe && sb.get(1).rtx_in_pipe);
+        // The next ACK judges them by id 6.
+        assert!(mark(&mut sb, &[]));
+        assert!(sb.get(0).awaits_rtx() && sb.get(1).awaits_rtx());
+        assert!((2..6).all(|i| sb.get(i).rtx_in_pipe));
+        assert_eq!(sb.next_lost(), Some(0));
+        // A segment sent after the retransmissions (at SND.NXT = 20000) is SACKed: every
+        // retransmission in flight is lost again, and the FACK threshold moves to 16.
+        sb.on_retransmit(0, t);
+        sb.push(SentSeg {
+            start: 20_000,
+            ..*sb.get(19)
+        });
+        assert!(mark(&mut sb, &[(20_000, 21_000)]));
+        assert!((0..6).all(|i| sb.get(i).awaits_rtx()));
+        assert!((7..17).all(|i| i == 10 || sb.get(i).awaits_rtx()));
+        assert!(!(17..20).any(|i| sb.get(i).lost));
+        assert_eq!(sb.pipe(), 3000, "17, 18, 19 in flight; 6, 10, 20 SACKed");
+        assert_eq!(sb.check(0, 21_000), Ok(()));
+        // The end of the recovery clears the board: everything outstanding is in flight.
+        sb.ns2_clear();
+        assert_eq!(sb.pipe(), 21_000);
+        assert_eq!(sb.check(0, 21_000), Ok(()));
     }
 }
