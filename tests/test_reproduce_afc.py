@@ -60,6 +60,11 @@ def test_quick_reproduction_rows_and_qualitative_results(tmp_path: Path):
     s5 = [x["ours"] for x in rows if x["experiment"] == "sec2.5-phase" and x["case"].startswith("scenario-5-phase")
           and x["variant"] == "default" and x["metric"] == "goodput_mbps"]
     assert len(s5) == 6 and max(s5) > 1.5 * min(s5)
+    # The paper's simulator with its defaults (1000-byte packets, 50-packet queues, packet
+    # windows) beside our model, for every Table 3 scenario and both flow controls.
+    ns2 = {(x["case"], x["variant"]) for x in rows if x["experiment"] == "ns2-model" and x["metric"] == "goodput_mbps"}
+    assert {(f"scenario-{s}", v) for s in range(1, 6) for v in ("default", "afc")} <= ns2
+    assert by[("ns2-model", "scenario-2-all-phases", "default", "stall_windows_per_600s")]["paper"] == 328
     # The dumbbell after the open window stopped setting a recovery point: AFC flows share
     # the bottleneck fairly ("AFC is fair with itself").
     assert by[("fig6c", "10-afc-flows", "afc", "jain_index")]["ours"] >= 0.9

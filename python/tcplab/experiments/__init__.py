@@ -356,16 +356,20 @@ class Context:
         # two passes' identical grid labels can be told apart.
         self.pass_name = pass_name
 
-    def scenario(self, paper: str, name: str, overrides: dict[str, Any] | None = None) -> Scenario:
+    def scenario(self, paper: str, name: str, overrides: dict[str, Any] | None = None,
+                 profile: str | None = None) -> Scenario:
         """``scenarios/<paper>/<name>.toml`` with the run's TCP rules (the validated ones,
-        or ``--profile``'s) under ``[defaults.tcp]``, then ``overrides`` (dotted keys)."""
+        or ``--profile``'s; ``profile`` names a stack profile for this scenario alone, for
+        a paper's model of another simulator) under ``[defaults.tcp]``, then ``overrides``
+        (dotted keys)."""
         path = SCENARIOS / paper / f"{name}.toml"
         with open(path, "rb") as f:
             given = tomllib.load(f).get("defaults", {}).get("tcp", {})
-        if self.profile is None:
+        profile = profile or self.profile
+        if profile is None:
             rules = {f"defaults.tcp.{k}": v for k, v in VALIDATED_RULES.items() if k not in given}
         else:
-            rules = {"defaults.tcp.profile": self.profile}
+            rules = {"defaults.tcp.profile": profile}
         return load(path, rules | (overrides or {}))
 
     def run_all(self, jobs: Sequence[Scenario], label: str = "runs") -> list[Result]:
