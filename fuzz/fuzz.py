@@ -640,7 +640,12 @@ class Gen:
             if not any(pat):
                 pat[0] = log_uniform(self.r, 10_000, 10**7)
             t["pattern"] = [self.rate(x) for x in pat]
-            t["slot"] = self.time(self.r.choice([530 * MS, log_uniform(self.r, MS, 2 * S)]))
+            slot = self.r.choice([530 * MS, log_uniform(self.r, MS, 2 * S)])
+            t["slot"] = self.time(slot)
+            if self.p(0.3):
+                # Anywhere in the cycle, its last nanosecond included.
+                t["phase"] = self.time(self.r.choice([0, slot, len(pat) * slot - 1, self.r.randrange(len(pat) * slot)]))
+                self.use("read.phase")
         if self.p(0.5):
             t["tick"] = tick()
             self.use("read.tick")
@@ -2430,7 +2435,7 @@ def coverage_gaps(used: set[str] | Counter) -> list[str]:
     want |= {f"link.{k}" for k in s.LINK_KEYS}
     want |= {f"topology.{k}" for k in s.TOPOLOGY_KINDS}
     want |= {f"{k}.{v}" for k, vs in s.variants().items() if k in s.TCP_KEYS for v in vs}
-    want |= {f"read.{k}" for k in ("unlimited", "string", "rate", "pattern", "tick", "blocking")}
+    want |= {f"read.{k}" for k in ("unlimited", "string", "rate", "pattern", "tick", "blocking", "phase")}
     want |= {f"record.{k}" for k in ("interval", "timeseries", "exact_percentiles", "pcap")}
     want |= {f"queue.discipline.{d}" for d in s.variants()["discipline"]}
     want |= {f"page.{k}" for k in s.PAGE_KEYS}
