@@ -59,6 +59,13 @@ def test_fixed_batch_finds_nothing(ctx):
     outcomes = {k: v for k, v in camp.notes.items() if k.startswith("outcome: ")}
     refused = sum(v for k, v in outcomes.items() if "validate=2" in k)
     assert refused >= BATCH // 2, outcomes
+    if outcomes.get("outcome: validate=0 run=0", 0) == 0:
+        # Damage that leaves a document valid is the rarer outcome (a few percent of cases),
+        # so a batch of 40 can miss it; the next cases of the same fixed stream must show it.
+        more = fz.Campaign(ctx, jobs=2, quiet=True)
+        more.run(["malformed"], seconds=600, max_cases=4 * BATCH)
+        assert not more.by_class, describe(more)
+        outcomes = {k: v for k, v in more.notes.items() if k.startswith("outcome: ")}
     assert outcomes.get("outcome: validate=0 run=0", 0) >= 1, outcomes
 
 

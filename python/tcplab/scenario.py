@@ -256,7 +256,7 @@ TCP_KEYS = [
     "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "afc_recover_point", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
     "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
-    "cubic_variant", "hystart",
+    "cubic_variant", "vegas_variant", "hystart",
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
     "loss_detection", "pipe_rule", "window_granularity",
 ]  # fmt: skip
@@ -618,6 +618,7 @@ class _Parser:
             "frto": ("frto", c.boolean),
             "ecn": ("ecn", c.boolean),
             "cubic_variant": ("cubic_variant", c.choice(variants()["cubic_variant"])),
+            "vegas_variant": ("vegas_variant", c.choice(variants()["vegas_variant"])),
             "hystart": ("hystart", c.boolean),
             "profile": ("profile", c.choice(variants()["profile"])),
             "rtt_source": ("rtt_source", c.choice(variants()["rtt_source"])),

@@ -106,6 +106,7 @@ fn variants_json() -> String {
         "window_granularity": variants_of::<tcplab_core::fc::classic::WindowGranularity>(),
         "recovery": variants_of::<tcplab_core::tcp::Recovery>(),
         "cubic_variant": variants_of::<tcplab_core::cc::cubic::CubicVariant>(),
+        "vegas_variant": variants_of::<tcplab_core::cc::vegas::VegasVariant>(),
         "profile": variants_of::<tcplab_core::tcp::Profile>(),
         "rtt_source": variants_of::<tcplab_core::tcp::RttSource>(),
         "rto_rule": variants_of::<tcplab_core::tcp::RtoRule>(),

@@ -8,6 +8,7 @@ pub mod cubic_ns2;
 pub mod hystart;
 pub mod newreno;
 pub mod vegas;
+pub mod vegas_ns2;
 pub mod westwood;
 
 use crate::rate::pacer::Rounding;
@@ -219,6 +220,8 @@ pub enum Cc {
     /// `cc = "cubic"` with `cubic_variant = "ns2"`.
     CubicNs2(cubic_ns2::CubicNs2),
     Vegas(vegas::Vegas),
+    /// `cc = "vegas"` with `vegas_variant = "ns2"`.
+    VegasNs2(vegas_ns2::VegasNs2),
     Westwood(westwood::Westwood),
     Rre(Box<RateFramework<rre::Rre>>),
     PropRate(Box<RateFramework<proprate::PropRate>>),
@@ -257,7 +260,12 @@ impl Cc {
                     cfg.hystart,
                 )),
             },
-            CcKind::Vegas => Cc::Vegas(vegas::Vegas::new(mss, initial_cwnd_bytes)),
+            CcKind::Vegas => match cfg.vegas_variant {
+                vegas::VegasVariant::Linux => Cc::Vegas(vegas::Vegas::new(mss, initial_cwnd_bytes)),
+                vegas::VegasVariant::Ns2 => {
+                    Cc::VegasNs2(vegas_ns2::VegasNs2::new(mss, initial_cwnd_bytes))
+                }
+            },
             CcKind::Westwood => Cc::Westwood(westwood::Westwood::new(mss, initial_cwnd_bytes)),
             // The rate-based framework has no initial window: it starts with a burst of
             // n = 10 packets (thesis 4.1.5).
@@ -307,6 +315,8 @@ impl Cc {
             // ns-2's CUBIC counts whole segments (its `tcp_abc` cases); 0 is every one.
             Cc::CubicNs2(c) => c.set_abc_limit(if l == 0 { u32::MAX } else { l }),
             Cc::Vegas(c) => c.set_abc_limit(l),
+            // ns-2's module runs its own `tcp_abc` = 1 (vegas_ns2.rs).
+            Cc::VegasNs2(_) => {}
             Cc::Westwood(c) => c.set_abc_limit(l),
             Cc::Rre(_) | Cc::PropRate(_) => {}
         }
@@ -349,6 +359,7 @@ macro_rules! dispatch {
             Cc::Cubic($c) => $e,
             Cc::CubicNs2($c) => $e,
             Cc::Vegas($c) => $e,
+            Cc::VegasNs2($c) => $e,
             Cc::Westwood($c) => $e,
             Cc::Rre($c) => $e,
             Cc::PropRate($c) => $e,
@@ -389,6 +400,7 @@ impl CongestionControl for Cc {
             (Cc::Cubic(c), Cc::Cubic(p)) => c.on_spurious_timeout(now, p),
             (Cc::CubicNs2(c), Cc::CubicNs2(p)) => c.on_spurious_timeout(now, p),
             (Cc::Vegas(c), Cc::Vegas(p)) => c.on_spurious_timeout(now, p),
+            (Cc::VegasNs2(c), Cc::VegasNs2(p)) => c.on_spurious_timeout(now, p),
             (Cc::Westwood(c), Cc::Westwood(p)) => c.on_spurious_timeout(now, p),
             (Cc::Rre(c), Cc::Rre(p)) => c.on_spurious_timeout(now, p),
             (Cc::PropRate(c), Cc::PropRate(p)) => c.on_spurious_timeout(now, p),

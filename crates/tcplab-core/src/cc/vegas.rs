@@ -10,6 +10,19 @@ use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::tcp::rtt::RttEstimator;
 use crate::time::{Duration, Instant};
 
+/// Which Vegas `cc = "vegas"` runs (scenario key `vegas_variant`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VegasVariant {
+    /// Later kernels' `tcp_vegas.c` ([`Vegas`]): diff from cwnd against BaseRTT.
+    #[default]
+    Linux,
+    /// Linux 2.6.22's, as ns-2.35's TCP-Linux carries it ([`super::vegas_ns2::VegasNs2`]):
+    /// diff from the data the last round carried, in half segments, against the round's
+    /// RTT; ssthresh 2 on leaving slow start.
+    Ns2,
+}
+
 /// Vegas thresholds in segments (the paper's alpha = 1, beta = 3 become 2 and 4 in Linux and
 /// in the thesis's evaluation; gamma = 1 ends slow start).
 #[derive(Copy, Clone, Debug, PartialEq)]

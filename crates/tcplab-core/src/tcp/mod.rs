@@ -14,6 +14,7 @@ pub use endpoint::{open_without_handshake, Endpoint, EndpointState, ReadChunk, T
 pub use timers::Timer;
 
 use crate::cc::cubic::CubicVariant;
+use crate::cc::vegas::VegasVariant;
 use crate::cc::CcKind;
 use crate::fc::afc::RateSampling;
 use crate::fc::classic::{WindowGranularity, WindowUpdate};
@@ -317,6 +318,9 @@ pub struct TcpConfig {
     /// `cc::cubic`) or `ns2`, CUBIC v2.1 of Linux 2.6.22 as ns-2.35's TCP-Linux runs it
     /// (`cc::cubic_ns2`).
     pub cubic_variant: CubicVariant,
+    /// `cc = "vegas"` only: which Vegas ([`VegasVariant`]): `linux` (the default,
+    /// `cc::vegas`) or `ns2`, Linux 2.6.22's as ns-2.35's TCP-Linux runs it (`cc::vegas_ns2`).
+    pub vegas_variant: VegasVariant,
     /// `cc = "cubic"` only: end slow start with Linux 6.x's HyStart (ACK train and delay
     /// increase, `cc::hystart`). Off by default (RFC 5681 slow start); Linux runs it.
     pub hystart: bool,
@@ -357,12 +361,13 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
-    pub const PROFILE_KEYS: [&'static str; 26] = [
+    pub const PROFILE_KEYS: [&'static str; 27] = [
         "cwnd_limited_growth",
         "pipe_rule",
         "prr",
         "loss_detection",
         "cubic_variant",
+        "vegas_variant",
         "hystart",
         "initial_cwnd_pkts",
         "initial_rto",
@@ -398,6 +403,7 @@ impl TcpConfig {
         match profile {
             Profile::Linux => {
                 c.cubic_variant = CubicVariant::Rfc9438;
+                c.vegas_variant = VegasVariant::Linux;
                 c.hystart = true;
                 c.initial_cwnd_pkts = 10;
                 c.initial_rto = s(1);
@@ -424,6 +430,7 @@ impl TcpConfig {
             }
             Profile::Ns3 => {
                 c.cubic_variant = CubicVariant::Rfc9438;
+                c.vegas_variant = VegasVariant::Linux;
                 c.hystart = true;
                 c.initial_cwnd_pkts = 10;
                 c.initial_rto = s(1);
@@ -453,6 +460,7 @@ impl TcpConfig {
                 // ns-2 move away from it (docs/profiles.md, "not modelled yet"): both stay
                 // keys of their own until the difference is understood.
                 c.cubic_variant = CubicVariant::Ns2;
+                c.vegas_variant = VegasVariant::Ns2;
                 c.hystart = false;
                 c.initial_cwnd_pkts = 2;
                 c.initial_rto = s(3);
@@ -476,6 +484,7 @@ impl TcpConfig {
             }
             Profile::Rfc => {
                 c.cubic_variant = CubicVariant::Rfc9438;
+                c.vegas_variant = VegasVariant::Linux;
                 c.hystart = false;
                 c.initial_cwnd_pkts = 3;
                 c.initial_rto = s(1);
@@ -582,6 +591,7 @@ impl TcpConfig {
             frto: true,
             ecn: false,
             cubic_variant: CubicVariant::Rfc9438,
+            vegas_variant: VegasVariant::Linux,
             hystart: false,
             rtt_source: RttSource::SendTime,
             rto_rule: RtoRule::Rfc6298,
