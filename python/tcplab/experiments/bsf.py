@@ -143,7 +143,7 @@ def reproduce(ctx: Context) -> Report:
 
     def row(exp: str, c: str, variant: str, metric: str, unit: str, ours: float, paper: float | None = None,
             note: str = "", verdict: bool = False) -> Row:
-        r = Row(exp, c, variant, metric, unit, round(float(ours), 4), paper, note, verdict)
+        r = Row(exp, c, variant, metric, unit, round(float(ours), 4), paper, note, verdict=verdict)
         rows.append(r)
         return r
 

@@ -131,7 +131,7 @@ def reproduce(ctx: Context) -> Report:
     def row(exp: str, c: str, variant: str, metric: str, unit: str, ours: float | None, paper: float | None = None,
             note: str = "", verdict: bool = False) -> Row:
         v = None if ours is None or (isinstance(ours, float) and math.isnan(ours)) else round(float(ours), 3)
-        r = Row(exp, c, variant, metric, unit, v, paper, note, verdict)
+        r = Row(exp, c, variant, metric, unit, v, paper, note, verdict=verdict)
         rows.append(r)
         return r
 

@@ -96,7 +96,7 @@ def reproduce(ctx: Context) -> Report:
 
     def row(exp: str, c: str, variant: str, metric: str, unit: str, ours: float | None, paper: float | None = None,
             note: str = "", verdict: bool = False) -> Row:
-        r = Row(exp, c, variant, metric, unit, None if ours is None else round(float(ours), 4), paper, note, verdict)
+        r = Row(exp, c, variant, metric, unit, None if ours is None else round(float(ours), 4), paper, note, verdict=verdict)
         rows.append(r)
         return r
 
