@@ -29,9 +29,10 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
     for row in rows:
         assert FIELDS <= set(row) <= FIELDS | {"note", "consistent", "indicative"}, row
         assert isinstance(row["ours"], (int, float)), row
-        # Every difference above 20% from a number the paper states is explained.
-        if row["paper"] and abs(row["ours"] / row["paper"] - 1) > 0.2:
+        # Every row that disagrees with the paper carries its own explanation (issue 17).
+        if row.get("consistent") is False:
             assert row.get("note"), row
+    assert "**unexplained**" not in (tmp_path / "out" / "report.md").read_text()
     by = {(x["experiment"], x["case"], x["variant"], x["metric"]): x for x in rows}
 
     # Figures 6 and 7: eq. 6's total throughput for every case and variant, within what the
@@ -79,7 +80,8 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
             assert by[("bsf-activity", c, "bsf", m)]["ours"] >= 0
         for v in ("red", "bsf"):
             assert by[("bsf-activity", c, v, "timeouts_per_1000s")]["ours"] >= 0
-    assert by[("capacity-bound", "n5-err8", "any-scheme-vs-red", "max_ratio")]["ours"] >= ratio["n5-err8"] - 1e-3
+    for c in cases:
+        assert by[("capacity-bound", c, "any-scheme-vs-red", "max_ratio")]["ours"] >= ratio[c] - 1e-3
     out = tmp_path / "out"
     assert (out / "report.md").is_file() and (out / "rows.json").is_file() and (out / "bsf-fig6-8.png").is_file()
     assert "Quick mode" in (out / "report.md").read_text()
@@ -131,6 +133,8 @@ def test_verdicts_are_computed_from_the_runs(tmp_path: Path, kind: str):
 
         expect = 0.0
     rep = bsf.reproduce(_FakeCtx(tmp_path, gain))
+    # Every explanation the module writes for these runs takes its numbers from their rows.
+    rep.resolve_notes(strict=True)
     by = {(r.experiment, r.case, r.variant, r.metric): r for r in rep.rows}
     for key in (("verdicts", "n5-err3-10", "bsf-above-red", "holds"),
                 ("verdicts", "n5-n10-n15", "gain-shrinks-with-sessions", "holds"),

@@ -114,3 +114,13 @@ def test_a_number_typed_into_a_note_is_refused():
     # Report paragraphs are held to the same rule.
     with pytest.raises(NoteError, match="report note 1"):
         Report("P", "T", rows=[], notes=["Quick mode: 150 s runs."]).resolve_notes()
+
+
+def test_row_flags_are_keyword_only():
+    # Given by position, the `verdict` of the RSFC, DARCA and BSF modules landed in
+    # `indicative` once a field was inserted before it: every verdict row of a full run was
+    # marked "indicative in quick mode" and `--beside` did not see them as verdicts.
+    with pytest.raises(TypeError):
+        Row("verdicts", "a", "claim", "holds", "", 1.0, 1.0, "", True)  # type: ignore[misc]
+    r = Row("verdicts", "a", "claim", "holds", "", 1.0, 1.0, "", verdict=True)
+    assert r.verdict and not r.indicative and "indicative" not in r.to_dict()

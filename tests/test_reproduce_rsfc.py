@@ -29,9 +29,20 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
     for row in rows:
         assert FIELDS <= set(row) <= FIELDS | {"note", "consistent", "indicative"}, row
         assert isinstance(row["ours"], (int, float)), row
-        if row["paper"] and abs(row["ours"] / row["paper"] - 1) > 0.2:
+        # Every row that disagrees with the paper carries its own explanation (issue 17).
+        if row.get("consistent") is False:
             assert row.get("note"), row
+    assert "**unexplained**" not in (tmp_path / "out" / "report.md").read_text()
     by = {(x["experiment"], x["case"], x["variant"], x["metric"]): x["ours"] for x in rows}
+    paper = {(x["experiment"], x["case"], x["variant"], x["metric"]): x["paper"] for x in rows}
+    # The paper's statements are bounds where it states bounds ("greater than 6 s 50% of the
+    # time", "lower than 400 kbps all the time") and values where it states a value.
+    assert paper[("rtt-reduction", "slow-uplink", "cubic", "rtt_median_ms")] == {"min": 6000.0}
+    assert paper[("rtt-reduction", "slow-uplink", "rsfc", "rtt_p90_ms")] == 1000.0
+    assert paper[("concurrent", "slow-uplink", "d1", "download_mbps_max")] == {"max": 0.4}
+    assert paper[("concurrent", "slow-uplink", "d2", "download_mbps_median")] == {"min": 0.4}
+    assert paper[("concurrent", "slow-uplink", "d1", "share_at_most_20kbps")] == 0.3
+    assert paper[("web", "slow-uplink", "rsfc", "share_within_60s")] == {"min": 0.9}
 
     # Fig. 8: per uplink rate, both receivers; the summary rows are medians over the sweep.
     rtt = {(v, c): by[("rtt-reduction", c, v, "rtt_median_ms")] for v in ("cubic", "rsfc") for c in CASES}

@@ -58,11 +58,12 @@ class Row:
     #: Set by the framework in quick mode on rows whose consistency with the paper the full
     #: run judges differently (the paper module's ``QUICK_VERDICT_DIFFERS``, measured by
     #: `python -m tcplab.experiments.quick_vs_full PAPER`): shown as indicative only.
-    indicative: bool = False
+    indicative: bool = field(default=False, kw_only=True)
     #: A yes/no judgement of one of the paper's claims (``ours`` 1.0: it holds, 0.0: it does
     #: not): what `--beside` lists first when it changes. Written to JSON only beside another
-    #: run, so the JSON of a plain reproduction stays as it was.
-    verdict: bool = False
+    #: run, so the JSON of a plain reproduction stays as it was. (Both flags are keyword-only:
+    #: given by position, a module's ``verdict`` once landed in ``indicative``.)
+    verdict: bool = field(default=False, kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
