@@ -134,6 +134,18 @@ pub trait CongestionControl {
     fn pacing_rounding(&self) -> Rounding {
         Rounding::Down
     }
+    /// When the controller next wants [`Self::on_tick`] called, whether or not an ACK comes
+    /// (thesis 4.2.2: `get_rate` "is called at every kernel tick to allow the congestion
+    /// algorithm to adjust the sending rate even when there are no updates from the
+    /// receiver"). `None`, the default, is no tick: the endpoint then arms no timer, so a
+    /// controller without a tick runs exactly as before the hook existed.
+    fn next_tick(&self) -> Option<Instant> {
+        None
+    }
+    /// The tick asked for by [`Self::next_tick`] is due (`now` >= it; the endpoint calls it
+    /// from its timer table, once per expiry, and the controller catches up on every tick
+    /// due by `now`).
+    fn on_tick(&mut self, _now: Instant) {}
 }
 
 /// Which built-in algorithm a flow uses (scenario key `cc`).
@@ -409,6 +421,12 @@ impl CongestionControl for Cc {
     }
     fn pacing_rounding(&self) -> Rounding {
         dispatch!(self, c => c.pacing_rounding())
+    }
+    fn next_tick(&self) -> Option<Instant> {
+        dispatch!(self, c => c.next_tick())
+    }
+    fn on_tick(&mut self, now: Instant) {
+        dispatch!(self, c => c.on_tick(now))
     }
 }
 
