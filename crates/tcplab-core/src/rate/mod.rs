@@ -40,6 +40,7 @@ pub mod estimator;
 pub mod pacer;
 pub mod proprate;
 pub mod rre;
+pub mod sprout_forecast;
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::rng::Rng;
