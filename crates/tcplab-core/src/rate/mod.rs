@@ -41,6 +41,7 @@ pub mod pacer;
 pub mod proprate;
 pub mod rre;
 pub mod sprout_forecast;
+pub mod sprout_rate;
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::rng::Rng;

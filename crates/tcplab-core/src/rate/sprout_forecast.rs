@@ -48,7 +48,7 @@
 //!
 //! Determinism: plain f64 arithmetic in a fixed order, no randomness, no hashing.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::time::Duration;
 
@@ -180,13 +180,23 @@ struct Model {
     /// hold the Gaussian tails beyond them.
     kernel: Vec<f64>,
     reach: usize,
+    /// kernel_below[m]: the sum of kernel[..m]; kernel_above[m]: the sum of kernel[m..].
+    kernel_below: Vec<f64>,
+    kernel_above: Vec<f64>,
     /// exp(-lambda_z x tick): the outage state keeps its mass with this probability.
     stay_outage: f64,
     /// Where an escape from the outage lands, per state (index 0 unused, zero).
     escape: Vec<f64>,
-    /// Per starting state, P(cumulative count over the horizon <= c), c in 0..cdf_len.
-    cdf: Vec<f64>,
+    /// Per starting state, P(cumulative count over the horizon <= c), c in 0..cdf_len,
+    /// built on first use (`row`).
+    cdf: Vec<OnceLock<Box<[f64]>>>,
     cdf_len: usize,
+    /// Per state, the Poisson pmf of one tick's count over 0..cap, the last entry the tail.
+    pois: Vec<f64>,
+    /// Per state, the range of counts whose pmf is at least NEGLIGIBLE x 1e-3.
+    pois_support: Vec<(usize, usize)>,
+    cap: usize,
+    horizon: usize,
     ln_fact: LnFactorial,
 }
 
@@ -248,18 +258,51 @@ impl Model {
         let horizon = cfg.horizon_ticks.max(1) as usize;
         let cdf_len = horizon * cap + 1;
         let ln_fact = LnFactorial::new(cdf_len.max(1024));
+        let mut kernel_below = vec![0.0; kernel.len() + 1];
+        let mut kernel_above = vec![0.0; kernel.len() + 1];
+        for i in 0..kernel.len() {
+            kernel_below[i + 1] = kernel_below[i] + kernel[i];
+            let j = kernel.len() - 1 - i;
+            kernel_above[j] = kernel_above[j + 1] + kernel[j];
+        }
         let mut m = Model {
             cfg,
             rates,
             kernel,
             reach,
+            kernel_below,
+            kernel_above,
             stay_outage,
             escape,
-            cdf: Vec::new(),
+            cdf: (0..n + 1).map(|_| OnceLock::new()).collect(),
             cdf_len,
+            pois: Vec::new(),
+            pois_support: Vec::new(),
+            cap,
+            horizon,
             ln_fact,
         };
-        m.cdf = m.count_table(cap, horizon);
+        let mut pois = vec![0.0; (n + 1) * (cap + 1)];
+        for (s, row) in pois.chunks_exact_mut(cap + 1).enumerate() {
+            let mu = m.rates[s] * tau;
+            let mut total = 0.0;
+            for (c, x) in row.iter_mut().enumerate().take(cap) {
+                *x = m.ln_poisson(c as u64, mu).exp();
+                total += *x;
+            }
+            row[cap] = (1.0 - total).max(0.0);
+        }
+        m.pois_support = pois
+            .chunks_exact(cap + 1)
+            .map(|row| {
+                let keep = |x: &f64| *x >= NEGLIGIBLE * 1e-3;
+                match row.iter().position(keep) {
+                    None => (0, 0),
+                    Some(lo) => (lo, row.iter().rposition(keep).map_or(lo, |h| h + 1)),
+                }
+            })
+            .collect();
+        m.pois = pois;
         m
     }
 
@@ -320,83 +363,104 @@ impl Model {
                 to[j] += esc * self.escape[j];
             }
         }
-        let r = self.reach as isize;
+        let r = self.reach;
         for (i, &p) in from.iter().enumerate().skip(1) {
-            if p == 0.0 {
+            // Far from the belief's mass the probabilities are vanishing; spreading them is
+            // most of the work of a tick and changes no forecast (NEGLIGIBLE below).
+            if p < NEGLIGIBLE {
                 continue;
             }
-            for (idx, &k) in self.kernel.iter().enumerate() {
-                let j = i as isize + idx as isize - r;
-                // Below the first bin: lambda went below zero, into the outage.
-                let j = j.clamp(0, n as isize) as usize;
-                to[j] += p * k;
+            // The moves that stay among the rate bins are a plain slice update (which the
+            // compiler vectorises); those below the first bin (lambda went below zero) go to
+            // the outage and those above the last to the top bin, as kernel tail sums.
+            let lo = (r + 1).saturating_sub(i);
+            let hi = (n + r + 1 - i).min(2 * r + 1);
+            to[0] += p * self.kernel_below[lo];
+            to[n] += p * self.kernel_above[hi];
+            let (a, b) = (i + lo - r, i + hi - r);
+            for (t, &k) in to[a..b].iter_mut().zip(&self.kernel[lo..hi]) {
+                *t += p * k;
             }
         }
     }
 
-    /// Per starting state, the CDF of the cumulative count over `horizon` ticks: the count
-    /// of each tick is that of the (evolving) belief, then the belief evolves one tick (the
-    /// implementation's order in `ProcessForecastInterval`).
-    fn count_table(&self, cap: usize, horizon: usize) -> Vec<f64> {
-        let ns = self.states();
-        let tau = self.cfg.tau();
-        // Poisson pmf per state over 0..cap, the last entry the tail.
-        let mut pois = vec![0.0; ns * (cap + 1)];
-        for s in 0..ns {
-            let mu = self.rates[s] * tau;
-            let row = &mut pois[s * (cap + 1)..(s + 1) * (cap + 1)];
-            let mut total = 0.0;
-            for (c, x) in row.iter_mut().enumerate().take(cap) {
-                *x = self.ln_poisson(c as u64, mu).exp();
-                total += *x;
-            }
-            row[cap] = (1.0 - total).max(0.0);
-        }
-        let mut cdf = vec![0.0; ns * self.cdf_len];
+    /// For starting state `s`, the CDF of the cumulative count over the horizon: the count of
+    /// each tick is that of the (evolving) belief, then the belief evolves one tick (the
+    /// implementation's order in `ProcessForecastInterval`). Built the first time a belief
+    /// with mass on `s` asks for it, then kept: a row is a pure function of the parameters,
+    /// so when it is built changes nothing, and a run builds only the rows of the rates its
+    /// link visits.
+    fn row(&self, s: usize) -> &[f64] {
+        self.cdf[s].get_or_init(|| self.build_row(s))
+    }
+
+    fn build_row(&self, s: usize) -> Box<[f64]> {
+        let (ns, cap, len_max) = (self.states(), self.cap, self.cdf_len);
         let mut comp = vec![0.0; ns];
         let mut next = vec![0.0; ns];
         let mut tick = vec![0.0; cap + 1];
-        let mut cum = vec![0.0; self.cdf_len];
-        let mut acc = vec![0.0; self.cdf_len];
-        for s in 0..ns {
-            comp.iter_mut().for_each(|x| *x = 0.0);
-            comp[s] = 1.0;
-            cum.iter_mut().for_each(|x| *x = 0.0);
-            cum[0] = 1.0;
-            let mut len = 1;
-            for _ in 0..horizon {
-                tick.iter_mut().for_each(|x| *x = 0.0);
-                for (j, &p) in comp.iter().enumerate() {
-                    if p == 0.0 {
-                        continue;
-                    }
-                    let row = &pois[j * (cap + 1)..(j + 1) * (cap + 1)];
-                    for (t, &q) in tick.iter_mut().zip(row) {
-                        *t += p * q;
-                    }
+        let mut cum = vec![0.0; len_max];
+        let mut acc = vec![0.0; len_max];
+        comp[s] = 1.0;
+        cum[0] = 1.0;
+        let mut len = 1;
+        for tick_no in 0..self.horizon {
+            tick.iter_mut().for_each(|x| *x = 0.0);
+            for (j, &p) in comp.iter().enumerate() {
+                if p < NEGLIGIBLE {
+                    continue;
                 }
-                acc[..len + cap].iter_mut().for_each(|x| *x = 0.0);
-                for (a, &x) in cum[..len].iter().enumerate() {
-                    if x == 0.0 {
-                        continue;
-                    }
-                    for (b, &y) in tick.iter().enumerate() {
-                        acc[a + b] += x * y;
-                    }
+                let (lo, hi) = self.pois_support[j];
+                let row = &self.pois[j * (cap + 1)..(j + 1) * (cap + 1)];
+                for (t, &q) in tick[lo..hi].iter_mut().zip(&row[lo..hi]) {
+                    *t += p * q;
                 }
-                len += cap;
-                cum[..len].copy_from_slice(&acc[..len]);
+            }
+            // Convolve only over the counts that carry probability: a start state's counts
+            // concentrate around its rate, and the rest of the table is zero.
+            let (tlo, thi) = support(&tick);
+            let (clo, chi) = support(&cum[..len]);
+            acc[..len + cap].iter_mut().for_each(|x| *x = 0.0);
+            for a in clo..chi {
+                let x = cum[a];
+                for (o, &y) in acc[a + tlo..a + thi].iter_mut().zip(&tick[tlo..thi]) {
+                    *o += x * y;
+                }
+            }
+            len += cap;
+            cum[..len].copy_from_slice(&acc[..len]);
+            if tick_no + 1 < self.horizon {
                 self.evolve(&comp, &mut next);
                 std::mem::swap(&mut comp, &mut next);
             }
-            let row = &mut cdf[s * self.cdf_len..(s + 1) * self.cdf_len];
-            let mut run = 0.0;
-            for (r, &x) in row.iter_mut().zip(&cum) {
-                run += x;
-                *r = run;
-            }
         }
-        cdf
+        let mut run = 0.0;
+        for x in cum.iter_mut() {
+            run += *x;
+            *x = run;
+        }
+        cum.into_boxed_slice()
+    }
+}
+
+/// Probabilities below this are treated as zero where skipping them saves work (the
+/// evolution of far-off bins, the count table's empty ends, the forecast's sum over the
+/// belief): at most a few hundred such terms, 1e-12 each, cannot move a 5th (or any
+/// percentile's) quantile beyond its rounding to whole packets but by a boundary case.
+const NEGLIGIBLE: f64 = 1e-12;
+
+/// The index range of the entries of `v` at or above [`NEGLIGIBLE`] (empty: 0..0).
+fn support(v: &[f64]) -> (usize, usize) {
+    let lo = v.iter().position(|&x| x >= NEGLIGIBLE);
+    match lo {
+        None => (0, 0),
+        Some(lo) => {
+            let hi = v
+                .iter()
+                .rposition(|&x| x >= NEGLIGIBLE)
+                .map_or(lo, |h| h + 1);
+            (lo, hi)
+        }
     }
 }
 
@@ -452,16 +516,16 @@ impl SproutForecast {
         let percentile = cfg.percentile.clamp(1e-9, 1.0);
         let model = shared_model(cfg);
         let ns = model.states();
-        let mut f = SproutForecast {
+        // No forecast before the first observation (the sender has no rate estimate yet,
+        // and the flat prior's would need the whole count table).
+        SproutForecast {
             model,
             percentile,
             belief: vec![1.0 / ns as f64; ns],
             scratch: vec![0.0; ns],
             forecast: 0,
             observed: false,
-        };
-        f.forecast = f.quantile();
-        f
+        }
     }
 
     pub fn config(&self) -> &SproutForecastConfig {
@@ -539,13 +603,16 @@ impl SproutForecast {
     }
 
     /// One tick: evolve, then observe (`None`: nothing to learn), then forecast afresh
-    /// (the implementation's `advance_to`, then `forecast`).
+    /// (the implementation's `advance_to`, then `forecast`); the forecast stays 0 until a
+    /// tick has been observed.
     pub fn tick(&mut self, obs: Option<Observation>) {
         self.evolve();
         if let Some(o) = obs {
             self.observe(o);
         }
-        self.forecast = self.quantile();
+        if self.observed {
+            self.forecast = self.quantile();
+        }
     }
 
     fn normalise(&mut self) {
@@ -567,8 +634,8 @@ impl SproutForecast {
             self.belief
                 .iter()
                 .enumerate()
-                .filter(|(_, &b)| b != 0.0)
-                .map(|(s, &b)| b * m.cdf[s * len + c])
+                .filter(|(_, &b)| b >= NEGLIGIBLE)
+                .map(|(s, &b)| b * m.row(s)[c])
                 .sum()
         };
         let (mut lo, mut hi) = (0usize, len - 1);
