@@ -608,6 +608,21 @@ class Gen:
                 self.use(f"tcp.{key}")
                 if key in self.ctx.variants:
                     self.use(f"{key}.{t[key]}")
+        if "sprout_percentile" in self.ctx.tcp_keys:
+            # Sprout-Rate's forecast; its rate bins may hold at most 250 packets per tick, so the
+            # tick and the top rate are drawn together.
+            if r.random() < p_key:
+                t["sprout_percentile"] = r.choice([5, 1, 50, round(r.uniform(0.1, 99.9), 3)]) if not ext() else r.choice([1e-9, 99.999])
+                self.use("tcp.sprout_percentile")
+            if r.random() < p_key:
+                t["sprout_sigma"] = r.choice([200, 0, 100, round(r.uniform(0, 2000), 2)]) if not ext() else r.choice([0.0, 100_000])
+                self.use("tcp.sprout_sigma")
+            if r.random() < p_key:
+                tick = r.choice([100 * MS, 20 * MS, log_uniform(r, 10 * MS, S)])
+                top = 250 * S / tick * 0.999_999  # below the bound whatever the rounding
+                t["sprout_tick"] = self.time(tick)
+                t["sprout_max_rate"] = r.choice([min(1000, top), round(r.uniform(1, top), 2)]) if not ext() else top
+                self.use("tcp.sprout_tick", "tcp.sprout_max_rate")
         if r.random() < p_key and "rre_b_min" in self.ctx.tcp_keys:  # B_min < T < B_max: always the three together
             lo = log_uniform(r, 1000, 100 * MS)
             mid = lo + log_uniform(r, 1, 100 * MS)

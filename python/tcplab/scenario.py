@@ -255,7 +255,8 @@ TCP_KEYS = [
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
     "afc_rate_sampling", "afc_suppress_congestion", "afc_open_window_in_recovery", "afc_recover_point", "rate_error_cv", "rre_feedback_delay", "abc_limit_pkts",
     "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
-    "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min", "frto",
+    "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min",
+    "sprout_percentile", "sprout_tick", "sprout_sigma", "sprout_max_rate", "frto",
     "cubic_variant", "vegas_variant", "hystart",
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
     "loss_detection", "pipe_rule", "window_granularity",
@@ -615,6 +616,10 @@ class _Parser:
             "rre_threshold": ("rre_threshold", c.time(allow_zero=False)),
             "rre_b_max": ("rre_b_max", c.time(allow_zero=False)),
             "rre_b_min": ("rre_b_min", c.time(allow_zero=False)),
+            "sprout_percentile": ("sprout_percentile", self._bounded("a percentile above 0 and below 100 (e.g. 5)", 0, 100, False, False)),
+            "sprout_tick": ("sprout_tick", c.time(allow_zero=False)),
+            "sprout_sigma": ("sprout_sigma", self._bounded("packets/s per sqrt(s), 0 to 100000 (e.g. 200)", 0, 100_000, True, True)),
+            "sprout_max_rate": ("sprout_max_rate", self._bounded("packets per second above 0 (e.g. 1000)", 0, 1e9, False, True)),
             "frto": ("frto", c.boolean),
             "ecn": ("ecn", c.boolean),
             "cubic_variant": ("cubic_variant", c.choice(variants()["cubic_variant"])),
@@ -649,6 +654,17 @@ class _Parser:
                 f"rre_b_min < rre_threshold < rre_b_max must hold, got {lo / ms:g} ms, {t / ms:g} ms and {hi / ms:g} ms "
                 "(unset ones are 20, 40 and 60 ms, Table 6.1's RRE row)",
             )
+
+    def _bounded(self, what: str, lo: float, hi: float, lo_in: bool, hi_in: bool) -> Callable[[Any, str], float]:
+        """A finite number between lo and hi, each end included or not (the `sprout_*` keys)."""
+
+        def conv(v: Any, path: str) -> float:
+            ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+            if not (ok and (lo <= v if lo_in else lo < v) and (v <= hi if hi_in else v < hi)):
+                raise self.c.error(path, f"expected {what}, got {_show(v)}")
+            return float(v)
+
+        return conv
 
     def _gain(self, above_one: bool) -> Callable[[Any, str], float]:
         """PropRate's k (thesis 6.1.1): above 1 in Buffer Fill, between 0 and 1 in Drain."""

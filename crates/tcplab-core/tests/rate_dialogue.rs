@@ -31,6 +31,9 @@ struct Peer {
     drop: Vec<u64>,
     /// Drop every ACK from this time on (a dead return path).
     blackout_from: Option<Instant>,
+    /// The bottleneck delivers nothing in [start, end) (a cellular outage): what reaches it
+    /// then waits in its queue.
+    outage: Option<(Instant, Instant)>,
     /// Per data segment: (offset, send time, arrival time at the receiver).
     log: Vec<(u64, Instant, Instant)>,
 }
@@ -45,6 +48,7 @@ impl Peer {
             got: Vec::new(),
             drop: Vec::new(),
             blackout_from: None,
+            outage: None,
             log: Vec::new(),
         }
     }
@@ -69,7 +73,13 @@ impl Peer {
             self.drop.swap_remove(i);
             return;
         }
-        let arrive = (now + OWD).max(self.busy_until) + PER_PKT;
+        let mut start = (now + OWD).max(self.busy_until);
+        if let Some((a, b)) = self.outage {
+            if start + PER_PKT > a && start < b {
+                start = b;
+            }
+        }
+        let arrive = start + PER_PKT;
         self.busy_until = arrive;
         self.log.push((off, now, arrive));
         let end = off + seg.payload_len as u64;
@@ -397,4 +407,74 @@ fn spurious_rto_after_a_stall_resumes_the_prior_state_with_frto() {
         "nothing else resent after the undo"
     );
     assert!(a.all_data_acked());
+}
+
+/// A bulk sender against the peer: drive in 100 ms steps, topping up the send buffer before
+/// each (the dialogue's `write` is bounded by the 1 MiB buffer).
+fn bulk(a: &mut Endpoint, p: &mut Peer, from: Instant, until: Instant) {
+    let mut t = from;
+    while t < until {
+        let next = (t + Duration::from_millis(100)).min(until);
+        a.write(t, 1 << 20);
+        drive(a, p, t, next);
+        t = next;
+    }
+}
+
+/// Thesis 4.2.2 and 6.1.3: Sprout-Rate's forecast runs on its 100 ms tick, so through a 3 s
+/// outage of the bottleneck, with no ACK at all, the sending rate keeps following the
+/// forecast down towards the outage state; when the link comes back the sender resumes.
+#[test]
+fn sprout_rate_keeps_ticking_through_a_three_second_outage_and_resumes() {
+    let mut p = Peer::new(1, 0);
+    p.outage = Some((ms(3000), ms(6000)));
+    let mut a = client(cfg(CcKind::SproutRate, true), &p);
+    bulk(&mut a, &mut p, ms(50), ms(3000));
+    // 8 Mbit/s is 1000 packets of 1000 bytes a second: the cautious forecast sits below it.
+    let before = rho(&a);
+    assert!(
+        before > Bandwidth::from_mbps(3) && before <= Bandwidth::from_mbps(8),
+        "rho before the outage {before:?}"
+    );
+    assert!(matches!(
+        state(&a),
+        RateState::BufferFill | RateState::BufferDrain
+    ));
+    // Step through the outage a tick at a time: no ACK after the last pre-outage arrival
+    // (3000 + 25 ms), yet the tick stays armed and rho falls tick by tick.
+    let mut rhos = Vec::new();
+    let mut t = ms(3100);
+    while t <= ms(6000) {
+        bulk(&mut a, &mut p, t - Duration::from_millis(100), t);
+        assert!(a.timer(Timer::CcTick).is_some(), "tick armed at {t:?}");
+        let (r, _) = a.congestion_control().rate_estimates().unwrap();
+        rhos.push(r.unwrap_or(Bandwidth::ZERO));
+        t = t + Duration::from_millis(100);
+    }
+    let arrivals_in_outage = p
+        .log
+        .iter()
+        .filter(|(_, _, at)| *at > ms(3001) && *at < ms(6000))
+        .count();
+    assert_eq!(arrivals_in_outage, 0);
+    assert!(rhos[3] < before, "{before:?} -> {rhos:?}");
+    assert!(
+        rhos[5..].windows(2).all(|w| w[1] <= w[0]),
+        "rho rose during the outage: {rhos:?}"
+    );
+    assert!(
+        *rhos.last().unwrap() < Bandwidth::from_bps(before.as_bps() / 4),
+        "{before:?} -> {rhos:?}"
+    );
+    // The link comes back at 6 s: the backlog drains, the forecast recovers and the sender
+    // goes on sending new data.
+    let got_before = p.rcv_nxt();
+    bulk(&mut a, &mut p, ms(6000), ms(10_000));
+    assert!(rho(&a) > Bandwidth::from_mbps(2), "rho after {:?}", rho(&a));
+    let delivered = p.rcv_nxt() - got_before;
+    // Over 4 s at up to 8 Mbit/s: at least a third of the link's 4 MB.
+    assert!(
+        delivered > 1_300_000,
+        "{delivered} bytes delivered after the outage"
+    );
 }

@@ -483,6 +483,30 @@ fn check_tcp(at: &str, c: &tcplab_core::tcp::TcpConfig) -> Result<(), String> {
             at, c.rsfc_rho_increase
         ));
     }
+    // Sprout-Rate's forecast (rate::sprout_forecast): the bounds keep its shared count table
+    // (bins x horizon x packets per tick) to a few megabytes and its build to about a second.
+    if !(c.sprout_percentile > 0.0 && c.sprout_percentile < 100.0) {
+        return Err(format!(
+            "{}.sprout_percentile: must be above 0 and below 100, got {}",
+            at, c.sprout_percentile
+        ));
+    }
+    if c.sprout_tick < Duration::from_millis(10) || c.sprout_tick > Duration::from_secs(1) {
+        return Err(format!("{}.sprout_tick: must be between 10 ms and 1 s", at));
+    }
+    if !(c.sprout_sigma >= 0.0 && c.sprout_sigma <= 100_000.0) {
+        return Err(format!(
+            "{}.sprout_sigma: must be between 0 and 100000 packets/s per sqrt(s), got {}",
+            at, c.sprout_sigma
+        ));
+    }
+    let per_tick = c.sprout_max_rate * c.sprout_tick.as_nanos() as f64 / 1e9;
+    if !(c.sprout_max_rate > 0.0 && per_tick <= 250.0) {
+        return Err(format!(
+            "{}.sprout_max_rate: must be above 0 and at most 250 packets per sprout_tick, got {} packets/s ({:.1} per tick)",
+            at, c.sprout_max_rate, per_tick
+        ));
+    }
     Ok(())
 }
 

@@ -12,7 +12,7 @@ pub mod vegas_ns2;
 pub mod westwood;
 
 use crate::rate::pacer::Rounding;
-use crate::rate::{proprate, rre, RateFramework};
+use crate::rate::{proprate, rre, sprout_rate, RateFramework};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::TcpConfig;
 use crate::time::{Duration, Instant};
@@ -135,6 +135,18 @@ pub trait CongestionControl {
     fn pacing_rounding(&self) -> Rounding {
         Rounding::Down
     }
+    /// When the controller next wants [`Self::on_tick`] called, whether or not an ACK comes
+    /// (thesis 4.2.2: `get_rate` "is called at every kernel tick to allow the congestion
+    /// algorithm to adjust the sending rate even when there are no updates from the
+    /// receiver"). `None`, the default, is no tick: the endpoint then arms no timer, so a
+    /// controller without a tick runs exactly as before the hook existed.
+    fn next_tick(&self) -> Option<Instant> {
+        None
+    }
+    /// The tick asked for by [`Self::next_tick`] is due (`now` >= it; the endpoint calls it
+    /// from its timer table, once per expiry, and the controller catches up on every tick
+    /// due by `now`).
+    fn on_tick(&mut self, _now: Instant) {}
 }
 
 /// Which built-in algorithm a flow uses (scenario key `cc`).
@@ -161,10 +173,14 @@ pub enum CcKind {
     /// defaults are PropRate (High)'s.
     #[serde(rename = "proprate")]
     PropRate,
+    /// Sprout-Rate (thesis 6.1.3, Table 6.1): Sprout's stochastic forecast at 100 ms ticks as
+    /// the rate module, with the flow's `sprout_*` keys (`TcpConfig::sprout_percentile`...).
+    #[serde(rename = "sprout-rate")]
+    SproutRate,
 }
 
 impl CcKind {
-    /// RRE and PropRate: the rate-based framework of the thesis (crate::rate).
+    /// RRE, PropRate and Sprout-Rate: the rate-based framework of the thesis (crate::rate).
     pub fn is_rate_based(self) -> bool {
         matches!(
             self,
@@ -173,6 +189,7 @@ impl CcKind {
                 | CcKind::PropRateLow
                 | CcKind::RreTable61
                 | CcKind::PropRate
+                | CcKind::SproutRate
         )
     }
 }
@@ -225,6 +242,7 @@ pub enum Cc {
     Westwood(westwood::Westwood),
     Rre(Box<RateFramework<rre::Rre>>),
     PropRate(Box<RateFramework<proprate::PropRate>>),
+    SproutRate(Box<RateFramework<sprout_rate::SproutRate>>),
 }
 
 impl Cc {
@@ -288,6 +306,17 @@ impl Cc {
                 cfg.proprate_k_fill,
                 cfg.proprate_k_drain,
             )),
+            CcKind::SproutRate => {
+                let mut c = sprout_rate::SproutRateConfig::table_6_1();
+                c.forecast.percentile = cfg.sprout_percentile / 100.0;
+                c.forecast.tick = cfg.sprout_tick;
+                c.forecast.sigma = cfg.sprout_sigma;
+                c.forecast.max_rate = cfg.sprout_max_rate;
+                Cc::SproutRate(Box::new(RateFramework::new(
+                    mss,
+                    sprout_rate::SproutRate::new(c),
+                )))
+            }
         };
         cc.set_abc_limit(cfg.abc_limit_pkts);
         cc
@@ -300,6 +329,7 @@ impl Cc {
         match self {
             Cc::Rre(c) => c.set_rate_error(cv, seed, component),
             Cc::PropRate(c) => c.set_rate_error(cv, seed, component),
+            Cc::SproutRate(c) => c.set_rate_error(cv, seed, component),
             _ => {}
         }
     }
@@ -318,7 +348,7 @@ impl Cc {
             // ns-2's module runs its own `tcp_abc` = 1 (vegas_ns2.rs).
             Cc::VegasNs2(_) => {}
             Cc::Westwood(c) => c.set_abc_limit(l),
-            Cc::Rre(_) | Cc::PropRate(_) => {}
+            Cc::Rre(_) | Cc::PropRate(_) | Cc::SproutRate(_) => {}
         }
     }
 
@@ -327,6 +357,7 @@ impl Cc {
         match self {
             Cc::Rre(c) => Some(c.state()),
             Cc::PropRate(c) => Some(c.state()),
+            Cc::SproutRate(c) => Some(c.state()),
             _ => None,
         }
     }
@@ -336,6 +367,7 @@ impl Cc {
         match self {
             Cc::Rre(c) => Some((c.rho(), c.sigma())),
             Cc::PropRate(c) => Some((c.rho(), c.sigma())),
+            Cc::SproutRate(c) => Some((c.rho(), c.sigma())),
             _ => None,
         }
     }
@@ -347,6 +379,7 @@ impl Cc {
         match self {
             Cc::Rre(c) => c.set_peer_ts_granularity(g),
             Cc::PropRate(c) => c.set_peer_ts_granularity(g),
+            Cc::SproutRate(c) => c.set_peer_ts_granularity(g),
             _ => {}
         }
     }
@@ -363,6 +396,7 @@ macro_rules! dispatch {
             Cc::Westwood($c) => $e,
             Cc::Rre($c) => $e,
             Cc::PropRate($c) => $e,
+            Cc::SproutRate($c) => $e,
         }
     };
 }
@@ -404,6 +438,7 @@ impl CongestionControl for Cc {
             (Cc::Westwood(c), Cc::Westwood(p)) => c.on_spurious_timeout(now, p),
             (Cc::Rre(c), Cc::Rre(p)) => c.on_spurious_timeout(now, p),
             (Cc::PropRate(c), Cc::PropRate(p)) => c.on_spurious_timeout(now, p),
+            (Cc::SproutRate(c), Cc::SproutRate(p)) => c.on_spurious_timeout(now, p),
             _ => {}
         }
     }
@@ -421,6 +456,12 @@ impl CongestionControl for Cc {
     }
     fn pacing_rounding(&self) -> Rounding {
         dispatch!(self, c => c.pacing_rounding())
+    }
+    fn next_tick(&self) -> Option<Instant> {
+        dispatch!(self, c => c.next_tick())
+    }
+    fn on_tick(&mut self, now: Instant) {
+        dispatch!(self, c => c.on_tick(now))
     }
 }
 
@@ -495,6 +536,39 @@ mod config_tests {
             }
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn with_config_applies_the_sprout_keys_to_cc_sprout_rate() {
+        use crate::rate::sprout_rate::SproutRateConfig;
+        let params = |cfg: &TcpConfig| match Cc::with_config(CcKind::SproutRate, 1448, 14480, cfg) {
+            Cc::SproutRate(c) => *c.algorithm().config(),
+            _ => unreachable!(),
+        };
+        // The defaults are Table 6.1's row with the thesis's 100 ms port.
+        assert_eq!(params(&TcpConfig::default()), SproutRateConfig::table_6_1());
+        let cfg = TcpConfig {
+            sprout_percentile: 25.0,
+            sprout_tick: Duration::from_millis(20),
+            sprout_sigma: 100.0,
+            sprout_max_rate: 5000.0,
+            ..Default::default()
+        };
+        let f = params(&cfg).forecast;
+        assert_eq!(
+            (
+                f.percentile,
+                f.tick,
+                f.sigma,
+                f.max_rate,
+                f.bins,
+                f.horizon_ticks
+            ),
+            (0.25, Duration::from_millis(20), 100.0, 5000.0, 256, 8)
+        );
+        let c = Cc::with_config(CcKind::SproutRate, 1448, 14480, &cfg);
+        assert_eq!(c.name(), "sprout-rate");
+        assert!(c.wants_dup_acks() && CcKind::SproutRate.is_rate_based());
     }
 
     /// `abc_limit_pkts = 0` (Linux `tcp_slow_start`): one ACK covering a whole recovered

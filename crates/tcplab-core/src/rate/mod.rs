@@ -23,13 +23,25 @@
 //!   allows at once (Slow Start and the Monitor probe).
 //! - Tell it the receiver's timestamp tick with `set_peer_ts_granularity` (default 1 ms).
 //!
-//! The framework has no timers of its own: the Drain -> Monitor timeout is checked on every
-//! `on_ack` and `on_packet_sent`, which keep coming while it sends at sigma_d > 0.
+//! The Drain -> Monitor timeout is checked on every `on_ack` and `on_packet_sent`, which keep
+//! coming while it sends at sigma_d > 0.
+//!
+//! # The tick (thesis 4.2.2)
+//! "This function [`get_rate`] is called at every kernel tick to allow the congestion
+//! algorithm to adjust the sending rate even when there are no updates from the receiver."
+//! A module that asks for a tick ([`RateAlgorithm::tick_interval`], e.g. Sprout-Rate's
+//! 100 ms, thesis 6.1.3) gets [`RateAlgorithm::on_tick`] with a [`TickRecord`] of what the
+//! tick saw (bytes sent, the "time history of the exact number of bytes sent" of 4.3.1, and
+//! bytes reported delivered), then `get_rate`, through the endpoint's timer table
+//! (`CongestionControl::next_tick`, `Timer::CcTick`). Modules without one (RRE, PropRate) run
+//! only on ACKs and sends, exactly as before: no timer is armed for them.
 
 pub mod estimator;
 pub mod pacer;
 pub mod proprate;
 pub mod rre;
+pub mod sprout_forecast;
+pub mod sprout_rate;
 
 use crate::cc::{AckSample, CongestionControl, CongestionEvent};
 use crate::rng::Rng;
@@ -63,7 +75,48 @@ pub struct RateContext {
     pub epoch: u64,
 }
 
-/// A rate-based algorithm: the three calls of thesis Table 4.1 (plus two optional hooks).
+/// What the sender saw during one tick of a module's tick (thesis 4.2.2), for the module to
+/// judge e.g. whether the link was saturated. Plain counters: recording them allocates
+/// nothing.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TickRecord {
+    /// The tick covers [start, end) of sender time.
+    pub start: Instant,
+    pub end: Instant,
+    /// Payload bytes sent during the tick, retransmissions included (4.3.1: "a time history
+    /// of the exact number of bytes sent is kept").
+    pub bytes_sent: u64,
+    /// Bytes the ACKs that arrived during the tick newly reported received (cumulatively, by
+    /// SACK, or one MSS per duplicate ACK without SACK: 4.1.2), the same count `update`
+    /// gets.
+    pub bytes_delivered: u64,
+    /// Bytes in flight at the start of the tick (the endpoint's pipe as last reported).
+    pub in_flight_at_start: u64,
+    /// The smallest buffer delay t_buff = RD - RD_min among the tick's ACKs that gave an RD
+    /// sample (4.1.3); `None` when none did.
+    pub min_buffer_delay: Option<Duration>,
+    /// ACKs that arrived during the tick (with timestamps).
+    pub acks: u32,
+}
+
+/// The framework's tick clock for a module that asked for one.
+#[derive(Copy, Clone, Debug)]
+struct Ticker {
+    interval: Duration,
+    /// The end of the current tick; `None` before the first send and while idle.
+    next: Option<Instant>,
+    /// Set when ticking stopped for want of anything to observe (nothing sent, delivered or
+    /// in flight for a whole tick), so a restart can account for the ticks it skipped.
+    idle_since: Option<Instant>,
+    cur: TickRecord,
+}
+
+/// The most idle ticks replayed on restart. A forecaster's belief only spreads while idle
+/// (no observation: 6.1.3's Brownian motion), and after this many ticks (5 s at 100 ms) more
+/// spreading no longer changes it much; the bound keeps a restart after hours cheap.
+const MAX_IDLE_TICKS: u64 = 50;
+
+/// A rate-based algorithm: the three calls of thesis Table 4.1 (plus optional hooks).
 /// The framework ([`RateFramework`]) owns the states, the delay estimation and the
 /// transitions; a module only estimates rho and maps (state, rho) to a rate and thresholds.
 pub trait RateAlgorithm {
@@ -86,6 +139,26 @@ pub trait RateAlgorithm {
     fn restart_window(&mut self) {}
     /// A retransmission timeout: start estimating afresh.
     fn reset(&mut self) {}
+    /// F-RTO found the timeout spurious: undo `reset`. The default restores the module as it
+    /// was before the timeout; a module whose `reset` kept its state (a forecaster's belief
+    /// about the link, which keeps ticking through the stall) overrides it to keep what it
+    /// has learnt since.
+    fn undo_reset(&mut self, prior: &Self)
+    where
+        Self: Sized + Clone,
+    {
+        *self = prior.clone();
+    }
+    /// The module's tick (thesis 4.2.2), or `None` (the default): no tick, the module runs
+    /// on ACKs and sends only.
+    fn tick_interval(&self) -> Option<Duration> {
+        None
+    }
+    /// A tick ended: what it saw is in `tick`. Returns a new receive-rate estimate rho, or
+    /// `None` to keep the current one. The framework calls `get_rate` right after.
+    fn on_tick(&mut self, _tick: &TickRecord, _ctx: &RateContext) -> Option<Bandwidth> {
+        None
+    }
 }
 
 /// Framework parameters (thesis 4.1.5 "Other parameters").
@@ -160,6 +233,8 @@ pub struct RateFramework<A> {
     /// start Buffer Fill at a fraction of the rate. Once the delivery count passes this
     /// mark (everything sent before paced sending began), the module's window restarts.
     restart_after: Option<u64>,
+    /// The module's tick; `None` for modules without one (then no tick code runs at all).
+    ticker: Option<Ticker>,
 }
 
 const RATE_ERROR_PURPOSE: &str = "rate-estimation-error";
@@ -171,7 +246,14 @@ impl<A: RateAlgorithm> RateFramework<A> {
 
     pub fn with_config(mss: u32, alg: A, cfg: FrameworkConfig) -> Self {
         let burst_pkts = cfg.initial_burst_pkts.max(1);
+        let ticker = alg.tick_interval().map(|interval| Ticker {
+            interval: interval.max(Duration(1)),
+            next: None,
+            idle_since: None,
+            cur: TickRecord::default(),
+        });
         RateFramework {
+            ticker,
             alg,
             cfg,
             mss,
@@ -332,6 +414,92 @@ impl<A: RateAlgorithm> RateFramework<A> {
         }
     }
 
+    /// A data segment left: count it in the tick, and start the tick clock if it is not
+    /// running (the first send, or the first after an idle spell: the ticks skipped while
+    /// idle are replayed as empty ones, up to [`MAX_IDLE_TICKS`], so a forecaster's belief
+    /// spreads for the time that passed).
+    fn tick_on_sent(&mut self, now: Instant, bytes: u32) {
+        let Some(t) = self.ticker.as_mut() else {
+            return;
+        };
+        if t.next.is_none() {
+            let interval = t.interval;
+            if let Some(idle) = t.idle_since.take() {
+                let skipped = (now.saturating_since(idle).as_nanos() / interval.as_nanos())
+                    .min(MAX_IDLE_TICKS);
+                for i in 0..skipped {
+                    let start = idle + interval * i;
+                    let rec = TickRecord {
+                        start,
+                        end: start + interval,
+                        ..Default::default()
+                    };
+                    let ctx = self.ctx(rec.end);
+                    self.alg.on_tick(&rec, &ctx);
+                }
+            }
+            let t = self.ticker.as_mut().expect("ticker");
+            t.cur = TickRecord {
+                start: now,
+                in_flight_at_start: self.in_flight.saturating_sub(bytes as u64),
+                ..Default::default()
+            };
+            t.next = Some(now + interval);
+        }
+        let t = self.ticker.as_mut().expect("ticker");
+        t.cur.bytes_sent += bytes as u64;
+    }
+
+    /// Every tick due by `now`, in order: the module sees the tick's record and may return a
+    /// new rho, then (once, after the last) the transitions a new rho allows and `get_rate`.
+    fn run_ticks(&mut self, now: Instant) {
+        let mut ran = false;
+        while let Some(t) = self.ticker.as_mut() {
+            let Some(end) = t.next.filter(|&e| e <= now) else {
+                break;
+            };
+            let mut rec = t.cur;
+            rec.end = end;
+            let idle = rec.bytes_sent == 0 && rec.bytes_delivered == 0 && self.in_flight == 0;
+            if idle {
+                // Nothing to observe until the next send; ticking on would only keep a
+                // finished flow's timer alive for the rest of the run.
+                t.next = None;
+                t.idle_since = Some(end);
+            } else {
+                t.next = Some(end + t.interval);
+                t.cur = TickRecord {
+                    start: end,
+                    in_flight_at_start: self.in_flight,
+                    ..Default::default()
+                };
+            }
+            let ctx = self.ctx(end);
+            if let Some(r) = self.alg.on_tick(&rec, &ctx) {
+                // As for `update`: a Monitor probe's rho' decides while it is outstanding.
+                if self.state != RateState::Monitor {
+                    self.rho = Some(self.perturb(r));
+                }
+            }
+            ran = true;
+        }
+        if !ran {
+            return;
+        }
+        if self.state == RateState::SlowStart && self.rho.is_some() {
+            // As on an ACK: the first estimate ends Slow Start.
+            self.restart_after = Some(self.delivered.total() + self.in_flight);
+            self.enter(now, RateState::BufferFill);
+        }
+        self.check_drain_timeout(now);
+        self.refresh_rate(now);
+    }
+
+    /// When the module's next tick is due (`None`: no tick, or idle).
+    pub fn next_tick_at(&self) -> Option<Instant> {
+        self.ticker.as_ref().and_then(|t| t.next)
+    }
+
     fn finish_probe(&mut self, now: Instant) {
         let Some(probe) = self.probe.as_ref() else {
             return;
@@ -373,6 +541,7 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
 
     fn on_packet_sent(&mut self, now: Instant, bytes: u32, in_flight: u64, _retransmit: bool) {
         self.in_flight = in_flight;
+        self.tick_on_sent(now, bytes);
         self.burst_remaining = self.burst_remaining.saturating_sub(bytes as u64);
         self.check_drain_timeout(now);
         self.refresh_rate(now);
@@ -403,6 +572,13 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
             if let Some(rd) = rd {
                 self.delay.on_sample(rd);
                 t_buff = self.delay.buffer_delay();
+            }
+            if let Some(t) = self.ticker.as_mut() {
+                t.cur.bytes_delivered += delivered;
+                t.cur.acks += 1;
+                if let Some(b) = t_buff {
+                    t.cur.min_buffer_delay = Some(t.cur.min_buffer_delay.map_or(b, |m| m.min(b)));
+                }
             }
             if delivered > 0 {
                 if self
@@ -521,7 +697,7 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
     /// window at 500 ms); restarting it would measure the burst that ends the stall, which
     /// on a cellular link is the backlog delivered at once, as the path's rate.
     fn on_spurious_timeout(&mut self, now: Instant, prior: &Self) {
-        self.alg = prior.alg.clone();
+        self.alg.undo_reset(&prior.alg);
         self.state = prior.state;
         self.epoch = prior.epoch;
         self.state_since = prior.state_since;
@@ -570,6 +746,14 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
         } else {
             Rounding::Down
         }
+    }
+
+    fn next_tick(&self) -> Option<Instant> {
+        self.next_tick_at()
+    }
+
+    fn on_tick(&mut self, now: Instant) {
+        self.run_ticks(now);
     }
 }
 

@@ -558,3 +558,152 @@ fn an_application_limited_burst_leaves_whole_segments() {
     h.f.on_packet_sent(Instant::ZERO, 300, 300, false);
     assert_eq!(h.f.congestion_window(), 300 + 10 * MSS as u64);
 }
+
+/// A PropRate that asks for a 100 ms tick (thesis 4.2.2), records what each tick saw, and
+/// sets rho to 1 Mbit/s x the tick's number at every tick: so a tick without any ACK still
+/// changes the sending rate.
+#[derive(Clone, Debug)]
+struct Ticking {
+    inner: PropRate,
+    seen: Vec<TickRecord>,
+}
+
+impl RateAlgorithm for Ticking {
+    fn name(&self) -> &'static str {
+        "ticking"
+    }
+    fn update(&mut self, t_ns: i64, bytes: u64) -> Option<Bandwidth> {
+        self.inner.update(t_ns, bytes)
+    }
+    fn get_rate(&mut self, state: RateState, rho: Bandwidth, ctx: &RateContext) -> Bandwidth {
+        self.inner.get_rate(state, rho, ctx)
+    }
+    fn threshold(&self, state: RateState, rho: Bandwidth, ctx: &RateContext) -> Duration {
+        self.inner.threshold(state, rho, ctx)
+    }
+    fn tick_interval(&self) -> Option<Duration> {
+        Some(ms(100))
+    }
+    fn on_tick(&mut self, tick: &TickRecord, _ctx: &RateContext) -> Option<Bandwidth> {
+        self.seen.push(*tick);
+        Some(Bandwidth::from_mbps(self.seen.len() as u64))
+    }
+}
+
+#[test]
+fn a_module_tick_runs_without_acks_and_records_bytes_sent_and_delivered() {
+    let mut f = RateFramework::new(
+        MSS,
+        Ticking {
+            inner: hysteresis(),
+            seen: Vec::new(),
+        },
+    );
+    let rtt = RttEstimator::default();
+    // No tick before the first send; the clock starts with it.
+    assert_eq!(f.next_tick(), None);
+    for i in 0..3u64 {
+        f.on_packet_sent(Instant::ZERO, MSS, (i + 1) * MSS as u64, false);
+    }
+    assert_eq!(f.next_tick(), Some(Instant::from_millis(100)));
+    // Two ACKs at 40 ms: 2000 bytes delivered, RD 20 ms then 25 ms (t_buff 0 and 5 ms).
+    for (i, owd) in [(0u64, 20u64), (1, 25)] {
+        let a = AckSample {
+            bytes_acked: MSS as u64,
+            rtt: Some(ms(40)),
+            in_flight: (2 - i) * MSS as u64,
+            peer_tsval: Some(40 + i as u32),
+            echo_sent_at: Some(Instant::from_millis(20 + i - owd + 20)),
+            ..Default::default()
+        };
+        f.on_ack(Instant::from_millis(40 + i), &a, &rtt);
+    }
+    // Slow Start ended on the ticks' rho, not on an ACK (the window estimator has no rate
+    // from two ACKs).
+    assert_eq!(f.state(), RateState::SlowStart);
+    f.on_tick(Instant::from_millis(100));
+    let t = f.algorithm().seen[0];
+    assert_eq!(
+        (t.start, t.end, t.bytes_sent, t.bytes_delivered, t.acks),
+        (Instant::ZERO, Instant::from_millis(100), 3000, 2000, 2)
+    );
+    assert_eq!(t.in_flight_at_start, 0);
+    assert_eq!(t.min_buffer_delay, Some(Duration::ZERO));
+    assert_eq!(f.state(), RateState::BufferFill);
+    assert_eq!(f.rho(), Some(Bandwidth::from_mbps(1)));
+    assert_eq!(f.pacing_rate(), Some(Bandwidth::from_bps(1_250_000)));
+    // No ACK comes (an outage): the ticks go on, catching up on every one due, and the rate
+    // follows the module's rho at each.
+    assert_eq!(f.next_tick(), Some(Instant::from_millis(200)));
+    f.on_tick(Instant::from_millis(350));
+    let seen = &f.algorithm().seen;
+    assert_eq!(seen.len(), 3);
+    assert_eq!(
+        (
+            seen[2].start,
+            seen[2].end,
+            seen[2].bytes_sent,
+            seen[2].bytes_delivered
+        ),
+        (Instant::from_millis(200), Instant::from_millis(300), 0, 0)
+    );
+    // 1000 bytes still in flight all along.
+    assert_eq!(seen[2].in_flight_at_start, MSS as u64);
+    assert_eq!(f.rho(), Some(Bandwidth::from_mbps(3)));
+    assert_eq!(f.pacing_rate(), Some(Bandwidth::from_bps(3_750_000)));
+    assert_eq!(f.next_tick(), Some(Instant::from_millis(400)));
+}
+
+#[test]
+fn an_idle_tick_stops_the_clock_and_a_send_restarts_it_replaying_the_idle_ticks() {
+    let mut f = RateFramework::new(
+        MSS,
+        Ticking {
+            inner: hysteresis(),
+            seen: Vec::new(),
+        },
+    );
+    let rtt = RttEstimator::default();
+    f.on_packet_sent(Instant::ZERO, MSS, MSS as u64, false);
+    let a = AckSample {
+        bytes_acked: MSS as u64,
+        rtt: Some(ms(40)),
+        in_flight: 0,
+        peer_tsval: Some(40),
+        echo_sent_at: Some(Instant::ZERO),
+        ..Default::default()
+    };
+    f.on_ack(Instant::from_millis(40), &a, &rtt);
+    f.on_tick(Instant::from_millis(100));
+    // Nothing sent, delivered or in flight in the second tick: the clock stops there.
+    f.on_tick(Instant::from_millis(200));
+    assert_eq!(f.next_tick(), None);
+    assert_eq!(f.algorithm().seen.len(), 2);
+    // A send at 750 ms: the idle ticks [200, 300) .. [600, 700) are replayed empty, and the
+    // clock restarts from the send.
+    f.on_packet_sent(Instant::from_millis(750), MSS, MSS as u64, false);
+    let seen = &f.algorithm().seen;
+    assert_eq!(seen.len(), 7);
+    assert_eq!(
+        (seen[6].start, seen[6].end, seen[6].bytes_sent),
+        (Instant::from_millis(600), Instant::from_millis(700), 0)
+    );
+    assert_eq!(f.next_tick(), Some(Instant::from_millis(850)));
+}
+
+#[test]
+fn modules_without_a_tick_never_ask_for_one() {
+    use crate::cc::{Cc, CcKind};
+    for kind in [
+        CcKind::Rre,
+        CcKind::PropRateHigh,
+        CcKind::PropRateLow,
+        CcKind::RreTable61,
+        CcKind::PropRate,
+        CcKind::Cubic,
+    ] {
+        let mut c = Cc::new(kind, 1000, 10_000);
+        c.on_packet_sent(Instant::ZERO, 1000, 1000, false);
+        assert_eq!(c.next_tick(), None, "{kind:?}");
+    }
+}

@@ -1623,6 +1623,11 @@ impl Endpoint {
             self.fc.on_timeout(now);
             self.sync_fc_timer();
         }
+        if self.timers.take_expired(Timer::CcTick, now) && self.conn == Conn::Established {
+            // Thesis 4.2.2: the rate module runs on its tick even when no ACK arrives (an
+            // outage); a new rate takes effect at the next `poll_transmit`.
+            self.cc.on_tick(now);
+        }
         self.sync_timers(now);
     }
 
@@ -1699,6 +1704,13 @@ impl Endpoint {
     fn sync_timers(&mut self, now: Instant) {
         if self.conn != Conn::Established {
             return;
+        }
+        // The controller's tick (only the rate modules that ask for one have it): it follows
+        // the controller's own schedule, so every input re-reads it (a field read; nothing is
+        // allocated). Never in the past: a tick due now fires at the next `handle_timeout`.
+        match self.cc.next_tick() {
+            Some(at) => self.timers.arm(Timer::CcTick, at.max(now)),
+            None => self.timers.disarm(Timer::CcTick),
         }
         let probe_only = self.probe_at.is_some() && self.sb.len() == 1;
         // RFC 6298 5.1/5.2: the timer runs while data is outstanding; a lone zero-window

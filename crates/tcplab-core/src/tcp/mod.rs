@@ -299,6 +299,17 @@ pub struct TcpConfig {
     pub rre_threshold: Duration,
     pub rre_b_max: Duration,
     pub rre_b_min: Duration,
+    /// `cc = "sprout-rate"` only (thesis 6.1.3, 6.2.5): the forecast's percentile in percent
+    /// (5: Sprout's cautious 5th percentile; the confidence parameter of Fig. 6.8(c)), its
+    /// tick (100 ms, the thesis's kernel port), the Brownian motion sigma of the link rate
+    /// in packets (of the MSS) per second per square-root second (200, the public
+    /// implementation's and the thesis's), and the top of the rate bins in packets per
+    /// second (1000, the implementation's; raise it for links faster than 1000 x MSS bytes
+    /// per second, at most 250 packets per tick).
+    pub sprout_percentile: f64,
+    pub sprout_tick: Duration,
+    pub sprout_sigma: f64,
+    pub sprout_max_rate: f64,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -587,6 +598,10 @@ impl TcpConfig {
             rre_threshold: Duration::from_millis(40),
             rre_b_max: Duration::from_millis(60),
             rre_b_min: Duration::from_millis(20),
+            sprout_percentile: 5.0,
+            sprout_tick: Duration::from_millis(100),
+            sprout_sigma: 200.0,
+            sprout_max_rate: 1000.0,
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
             ecn: false,

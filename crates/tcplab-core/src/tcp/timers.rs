@@ -1,6 +1,6 @@
 //! The endpoint's timers (RFC 6298 retransmission, RFC 9293 3.8.6.1 persist, RFC 1122
 //! 4.2.3.2 delayed ACK, pacing, the receiver policy's timer, RFC 8985's reordering and
-//! probe timers) as a fixed table indexed by an enum: arming, disarming and finding the
+//! probe timers, the congestion controller's tick) as a fixed table indexed by an enum: arming, disarming and finding the
 //! earliest deadline never walk a list (DESIGN.md "Timers").
 
 use crate::time::Instant;
@@ -18,10 +18,13 @@ pub enum Timer {
     RackReorder = 5,
     /// TLP's probe timeout (RFC 8985 7.2).
     LossProbe = 6,
+    /// The congestion controller's periodic tick (`CongestionControl::next_tick`): the
+    /// rate-based framework's kernel tick of thesis 4.2.2, for the modules that ask for one.
+    CcTick = 7,
 }
 
 impl Timer {
-    pub const ALL: [Timer; 7] = [
+    pub const ALL: [Timer; 8] = [
         Timer::Retransmit,
         Timer::Persist,
         Timer::DelayedAck,
@@ -29,6 +32,7 @@ impl Timer {
         Timer::FlowControl,
         Timer::RackReorder,
         Timer::LossProbe,
+        Timer::CcTick,
     ];
 }
 
