@@ -1379,6 +1379,25 @@ impl Endpoint {
         }
     }
 
+    /// The congestion response on entering a fast recovery, unless an ECE reduction still
+    /// held answered this window already: the lost segment (the first unacknowledged one)
+    /// was sent before it. RFC 3168 6.1.2: "the congestion window should be reduced only
+    /// once in response to a series of dropped and/or CE packets from a single window of
+    /// data" (Linux too keeps ssthresh when it enters Recovery from its CWR state). The
+    /// segment is still retransmitted and recovery runs as usual at the reduced window. A
+    /// segment sent after the reduction -- the one carrying CWR, say -- is a new window's
+    /// loss.
+    fn reduce_for_recovery(&mut self, now: Instant) {
+        let reduced_for_it = self.ecn_hold_until.is_some_and(|p| self.snd_una < p);
+        if !reduced_for_it {
+            let flight = self.ssthresh_basis();
+            self.cc
+                .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
+            // RFC 3168 6.1.2: a reduction for any reason is followed by CWR.
+            self.cwr_pending = self.ecn_ok;
+        }
+    }
+
     fn enter_recovery(&mut self, now: Instant) {
         let prior_cwnd = self.cwnd();
         if self.cfg.recovery == Recovery::Ns2Linux {
@@ -1390,13 +1409,7 @@ impl Endpoint {
             self.ns2_next_in_flight = self.cc.congestion_window();
             self.in_recovery = true;
             self.recover = self.snd_max();
-            let reduced_for_it = self.ecn_hold_until.is_some_and(|p| self.snd_una < p);
-            if !reduced_for_it {
-                let flight = self.ssthresh_basis();
-                self.cc
-                    .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
-                self.cwr_pending = self.ecn_ok;
-            }
+            self.reduce_for_recovery(now);
             self.stats.fast_retransmits += 1;
             self.prr.deactivate();
             return;
@@ -1405,21 +1418,7 @@ impl Endpoint {
         self.partial_ack_seen = false;
         // RFC 6675 section 5 step 4.1: RecoveryPoint = HighData.
         self.recover = self.snd_max();
-        // The lost segment (the first unacknowledged one) was sent before an ECE reduction
-        // that is still held: that reduction answered this window of data already. RFC 3168
-        // 6.1.2: "the congestion window should be reduced only once in response to a series
-        // of dropped and/or CE packets from a single window of data" (Linux too keeps
-        // ssthresh when it enters Recovery from its CWR state). The segment is still
-        // retransmitted and recovery runs as usual at the reduced window. A segment sent
-        // after the reduction -- the one carrying CWR, say -- is a new window's loss.
-        let reduced_for_it = self.ecn_hold_until.is_some_and(|p| self.snd_una < p);
-        if !reduced_for_it {
-            let flight = self.ssthresh_basis();
-            self.cc
-                .on_congestion_event(now, CongestionEvent::FastRecovery, flight, &self.rtt);
-            // RFC 3168 6.1.2: a reduction for any reason is followed by CWR.
-            self.cwr_pending = self.ecn_ok;
-        }
+        self.reduce_for_recovery(now);
         if !self.rack_on() {
             // With RACK the losses that start a recovery are marked already (Linux's
             // `tcp_enter_recovery` marks nothing).
