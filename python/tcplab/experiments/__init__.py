@@ -177,14 +177,12 @@ class Report:
         than 20% from its value) that carry no explanation of their own."""
         return [r for r in self.rows if r.consistent() is False and not r.note]
 
-    def resolve_notes(self, strict: bool = True) -> None:
+    def resolve_notes(self) -> None:
         """Fills every :class:`Note` (row notes and report paragraphs) from this run's rows,
         and refuses a note with a number typed in: every measured number must come from
         the rows, so a report cannot state another run's figures. Citations ("section
         2.4.2") and the paper's own values (the rows' claims) may be typed. Raises
-        :class:`NoteError` listing every offence. ``strict=False`` (paper modules not yet
-        converted to placeholders, ``NOTES_FROM_ROWS`` unset) fills notes without refusing
-        typed numbers."""
+        :class:`NoteError` listing every offence."""
         by_id: dict[str, Row] = {}
         for r in self.rows:
             by_id.setdefault(r.id, r)
@@ -205,7 +203,7 @@ class Report:
         def resolve(note: str | Note, where: str) -> str:
             text = note.literal_text() if isinstance(note, Note) else note
             stray = stray_numbers(text, allowed)
-            if stray and strict:
+            if stray:
                 problems.append(f"{where}: number(s) {', '.join(stray)} typed into the note instead of taken from "
                                 f"this run's rows (use a placeholder, or Fact for a set-up input): {text[:100]!r}")
             try:
@@ -441,7 +439,8 @@ def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, se
                       pass_name=pass_name)
         mod = mods[paper]
         rep = mod.reproduce(ctx)
-        rep.resolve_notes(strict=getattr(mod, "NOTES_FROM_ROWS", False))
+        # Every paper module's notes take their numbers from the run's rows (issue 17).
+        rep.resolve_notes()
         if quick and hasattr(mod, "QUICK_VERDICT_DIFFERS"):
             rep.quick_checked = True
             differs = set(mod.QUICK_VERDICT_DIFFERS)

@@ -38,8 +38,6 @@ PAPER = (
 )
 TITLE = "AFC: adaptive flow control for smartphones and tablets (Sanadhya & Sivakumar 2014)"
 
-#: Every number in this report's notes comes from its rows (issue 17; experiments/claims.py).
-NOTES_FROM_ROWS = True
 #: Rows whose consistency with the paper `--quick` judges differently from the full run
 #: (measured with `python -m tcplab.experiments.quick_vs_full afc`): none. The `sec2.4.2`
 #: and `sec2.5-phase` runs keep their full length in quick mode for this.

@@ -73,8 +73,6 @@ MBPS = "Mbit/s"
 ZWAS = "zwas_sent"
 
 VARIANTS = ("red", "bsf")
-#: Every number in this report's notes comes from its rows (issue 17; experiments/claims.py).
-NOTES_FROM_ROWS = True
 #: Rows whose consistency with the paper `--quick` (5,000 s per point) judges differently from
 #: the full run (200,000 s), measured with `python -m tcplab.experiments.quick_vs_full bsf`:
 #: none (0 rows differ; BSF's gain is as far from the paper's at either length).

@@ -46,8 +46,6 @@ WITHIN = 0.10
 PAYLOAD_SHARE = 512 / 564
 MSS = 512
 
-#: Every number in this report's notes comes from its rows (issue 17; experiments/claims.py).
-NOTES_FROM_ROWS = True
 #: Rows whose consistency with the paper `--quick` judges differently from the full run: none,
 #: since quick mode runs the same runs (measured with `python -m
 #: tcplab.experiments.quick_vs_full darca`: 0 rows differ).

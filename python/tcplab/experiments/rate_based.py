@@ -27,8 +27,6 @@ PAPER = (
 TITLE = "Rate-based TCP congestion control: RRE and PropRate (thesis chapters 5 and 6)"
 P = "rate-based"
 
-#: Every number in this report's notes comes from its rows (issue 17; experiments/claims.py).
-NOTES_FROM_ROWS = True
 #: Rows whose consistency with the thesis `--quick` judges differently from the full run
 #: (measured with `python -m tcplab.experiments.quick_vs_full rate-based`): none, 0 rows
 #: differ (the quick grids are smaller, but every row with a claim lands on the same side).

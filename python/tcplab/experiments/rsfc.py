@@ -60,8 +60,6 @@ PAPER_CUBIC_RTT_MEDIAN_MS = 6000.0
 PAPER_RSFC_RTT_MS = 1000.0
 PAPER_D2_MEDIAN_MBPS = 0.4
 
-#: Every number in this report's notes comes from its rows (issue 17; experiments/claims.py).
-NOTES_FROM_ROWS = True
 #: Rows whose consistency with the paper `--quick` judges differently from the full run: none,
 #: since quick mode runs the full grid (measured with `python -m
 #: tcplab.experiments.quick_vs_full rsfc`: 0 rows differ).
