@@ -805,8 +805,8 @@ impl Scoreboard {
 mod tests {
     use super::*;
 
-    fn board(n: u64) -> Scoreboard {
-        let mut sb = Scoreboard::default();
+    /// Appends `n` fresh 1000-byte segments sent at time 0.
+    fn push_segments(sb: &mut Scoreboard, n: u64) {
         for i in 0..n {
             sb.push(SentSeg {
                 start: i * 1000,
@@ -821,6 +821,11 @@ mod tests {
                 ns2_rtx_id: 0,
             });
         }
+    }
+
+    fn board(n: u64) -> Scoreboard {
+        let mut sb = Scoreboard::default();
+        push_segments(&mut sb, n);
         sb
     }
 
@@ -1077,20 +1082,7 @@ mod tests {
         let pipes = |rule| {
             let mut sb = Scoreboard::default();
             sb.set_pipe_rule(rule);
-            for k in 0..4u64 {
-                sb.push(SentSeg {
-                    start: k * 1000,
-                    len: 1000,
-                    fin: false,
-                    sent_at: t,
-                    sacked: false,
-                    lost: false,
-                    rtx_in_pipe: false,
-                    retransmitted: false,
-                    tx_order: 0,
-                    ns2_rtx_id: 0,
-                });
-            }
+            push_segments(&mut sb, 4);
             // Segment 1 is lost and retransmitted, then the retransmission is SACKed with
             // segments 2 and 3; segment 0 is still outstanding.
             sb.sack(2000, 4000);
@@ -1121,20 +1113,7 @@ mod tests {
     fn ns2_linux_scoreboard_rules() {
         let mut sb = Scoreboard::default();
         sb.set_ns2_linux(true);
-        for i in 0..20u64 {
-            sb.push(SentSeg {
-                start: i * 1000,
-                len: 1000,
-                fin: false,
-                sent_at: Instant::ZERO,
-                sacked: false,
-                lost: false,
-                rtx_in_pipe: false,
-                retransmitted: false,
-                tx_order: 0,
-                ns2_rtx_id: 0,
-            });
-        }
+        push_segments(&mut sb, 20);
         let t = Instant::ZERO;
         let mark = |sb: &mut Scoreboard, blocks: &[(u64, u64)]| {
             let mut b: Vec<(u64, Option<u64>)> = blocks
