@@ -87,6 +87,17 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     # ... and RRE "was not possible to sufficiently drain the buffer to achieve low latencies".
     assert get("fig6.8d-rre-frontier", "all", "rre-vs-proprate", "min_owd_p95_ratio") > 1.5
 
+    # 6.2.5 (Fig. 6.8(c)): Sprout-Rate over its percentile, T and k_drain. Its default point is
+    # cc = "sprout-rate" itself; at PropRate's gains and thresholds it has the lower delay and the
+    # lower throughput ("lower latencies than PropRate, but at a cost to the achieved throughput").
+    fs = [k for k in rows if k[0] == "frontier-sprout" and k[2] == "sprout-rate" and k[3] == "on_frontier"]
+    assert len(fs) >= 4 and sum(rows[k]["ours"] for k in fs) >= 1
+    assert get("frontier-sprout", "same-gains", "sprout-rate-vs-proprate", "owd_p95_ratio_median") < 1
+    assert get("frontier-sprout", "same-gains", "sprout-rate-vs-proprate", "throughput_ratio_median") < 1
+    # A lower threshold lowers Sprout-Rate's delay, as it does PropRate's.
+    assert get("frontier-sprout", "percentile=5,T=20ms,kd=0.5", "sprout-rate", "owd_p95_ms") < get(
+        "frontier-sprout", "percentile=5,T=50ms,kd=0.5", "sprout-rate", "owd_p95_ms")
+
     # 6.2.6 (Figure 6.9): "CUBIC is in fact not very fair when contending with another CUBIC flow
     # and ... PropRate is relatively friendly to itself"; behind an earlier CUBIC flow "PropRate
     # still achieves slightly higher throughputs than Sprout and Vegas".

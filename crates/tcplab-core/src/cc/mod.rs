@@ -312,6 +312,9 @@ impl Cc {
                 c.forecast.tick = cfg.sprout_tick;
                 c.forecast.sigma = cfg.sprout_sigma;
                 c.forecast.max_rate = cfg.sprout_max_rate;
+                c.threshold = cfg.sprout_threshold;
+                c.k_fill = cfg.sprout_k_fill;
+                c.k_drain = cfg.sprout_k_drain;
                 Cc::SproutRate(Box::new(RateFramework::new(
                     mss,
                     sprout_rate::SproutRate::new(c),
@@ -552,9 +555,17 @@ mod config_tests {
             sprout_tick: Duration::from_millis(20),
             sprout_sigma: 100.0,
             sprout_max_rate: 5000.0,
+            sprout_threshold: Duration::from_millis(20),
+            sprout_k_fill: 1.5,
+            sprout_k_drain: 0.25,
             ..Default::default()
         };
-        let f = params(&cfg).forecast;
+        let p = params(&cfg);
+        assert_eq!(
+            (p.threshold, p.k_fill, p.k_drain),
+            (Duration::from_millis(20), 1.5, 0.25)
+        );
+        let f = p.forecast;
         assert_eq!(
             (
                 f.percentile,

@@ -310,6 +310,12 @@ pub struct TcpConfig {
     pub sprout_tick: Duration,
     pub sprout_sigma: f64,
     pub sprout_max_rate: f64,
+    /// `cc = "sprout-rate"` only (thesis 6.2.5, Fig. 6.8(c)): T_f = T_d and sigma_f /
+    /// sigma_d as multiples of the forecast rho. The defaults are Table 6.1's Sprout-Rate
+    /// row (50 ms, 2.00, 0.50).
+    pub sprout_threshold: Duration,
+    pub sprout_k_fill: f64,
+    pub sprout_k_drain: f64,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -602,6 +608,9 @@ impl TcpConfig {
             sprout_tick: Duration::from_millis(100),
             sprout_sigma: 200.0,
             sprout_max_rate: 1000.0,
+            sprout_threshold: Duration::from_millis(50),
+            sprout_k_fill: 2.0,
+            sprout_k_drain: 0.5,
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
             ecn: false,
