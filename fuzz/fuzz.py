@@ -553,6 +553,7 @@ class Gen:
             "mss": lambda: self.size(self.mss(r.choice([536, 1024, 1448, 1460, 8960, r.randint(64, 9000)]) if not ext() else r.choice([64, 65455]))),
             "initial_cwnd_pkts": lambda: r.choice([1, 2, 4, 10, r.randint(1, 100)]) if not ext() else r.choice([2**32 - 1, 10**6]),
             "sack": lambda: r.random() < 0.5,
+            "max_sack_blocks": lambda: r.choice([4, 3, r.randint(1, 4)]),
             "timestamps": lambda: r.random() < 0.7,
             "window_scale": lambda: r.random() < 0.5,
             "ts_granularity": lambda: self.time(r.choice([10**3, MS, 10 * MS, log_uniform(r, 1, 100 * MS)]) if not ext() else r.choice([1, S])),
@@ -661,8 +662,10 @@ class Gen:
             slot = self.r.choice([530 * MS, log_uniform(self.r, MS, 2 * S)])
             t["slot"] = self.time(slot)
             if self.p(0.3):
-                # Anywhere in the cycle, its last nanosecond included.
-                t["phase"] = self.time(self.r.choice([0, slot, len(pat) * slot - 1, self.r.randrange(len(pat) * slot)]))
+                # Anywhere in the cycle, its last nanosecond included (the second slot's start
+                # only when there is a second slot: a one-slot cycle ends there).
+                cycle = len(pat) * slot
+                t["phase"] = self.time(self.r.choice([0, min(slot, cycle - 1), cycle - 1, self.r.randrange(cycle)]))
                 self.use("read.phase")
         if self.p(0.5):
             t["tick"] = tick()

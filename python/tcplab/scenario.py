@@ -249,7 +249,7 @@ ELEMENT_KEYS: dict[str, list[str]] = {
 RED_KEYS = ["min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "use_mark_p", "mark_p", "byte_mode", "queue_in_bytes", "mean_pktsize"]
 LINK_KEYS = ["rate", "slot", "trace", "opportunity", "rate_changes", "delay", "delay_changes", "queue", "loss", "header_bytes"]
 TCP_KEYS = [
-    "mss", "initial_cwnd_pkts", "sack", "timestamps", "window_scale", "ts_granularity", "ts_offset",
+    "mss", "initial_cwnd_pkts", "sack", "max_sack_blocks", "timestamps", "window_scale", "ts_granularity", "ts_offset",
     "initial_rto", "min_rto", "max_rto", "delayed_ack", "delayed_ack_count", "delayed_ack_timeout",
     "rcv_buf", "snd_buf", "dupack_threshold", "nagle", "max_persist", "cc", "fc",
     "window_update", "afc_history_factor", "afc_proactive_factor", "afc_proactive_delay", "afc_burst_threshold_pkts",
@@ -576,6 +576,7 @@ class _Parser:
             "mss": ("mss", c.size()),
             "initial_cwnd_pkts": ("initial_cwnd_pkts", c.integer(1, 2**32 - 1)),
             "sack": ("sack", c.boolean),
+            "max_sack_blocks": ("max_sack_blocks", c.integer(1, 4)),
             "timestamps": ("timestamps", c.boolean),
             "window_scale": ("window_scale", c.boolean),
             "ts_granularity": ("ts_granularity", c.time(allow_zero=False)),

@@ -302,6 +302,51 @@ fn delayed_ack_second_segment_at_once_lone_segment_at_timeout() {
     assert_eq!(b.stats().acks_sent, 2);
 }
 
+/// RFC 2018 section 3: without timestamps the SACK option holds 4 blocks; `max_sack_blocks`
+/// caps them (ns-2's sinks send 3). Five holes, one ACK: the newest blocks, newest first.
+#[test]
+fn sack_blocks_per_ack_are_capped_by_max_sack_blocks() {
+    let blocks_after_five_holes = |max: u8| {
+        let mut b = Endpoint::new(
+            TcpConfig {
+                timestamps: false,
+                max_sack_blocks: max,
+                ..cfg()
+            },
+            SeqNo(ISS),
+        );
+        b.listen();
+        let syn = Segment {
+            seq: SeqNo(IRS),
+            flags: Flags::SYN,
+            window: 65535,
+            options: TcpOptions {
+                mss: Some(1000),
+                sack_permitted: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        b.handle_segment(ms(0), &syn);
+        one(&mut b, ms(0));
+        b.handle_segment(ms(50), &peer(IRS + 1, ISS + 1, 65535));
+        let mut last = Segment::default();
+        for (i, off) in [1000u64, 3000, 5000, 7000, 9000].into_iter().enumerate() {
+            b.handle_segment(ms(100 + i as u64), &peer_data(off, 1000, ISS + 1));
+            last = one(&mut b, ms(100 + i as u64));
+        }
+        assert!(last.options.timestamps.is_none());
+        last.options
+            .sack()
+            .iter()
+            .map(|bl| bl.start.0 - (IRS + 1))
+            .collect::<Vec<u32>>()
+    };
+    assert_eq!(blocks_after_five_holes(4), vec![9000, 7000, 5000, 3000]);
+    assert_eq!(blocks_after_five_holes(3), vec![9000, 7000, 5000]);
+    assert_eq!(blocks_after_five_holes(1), vec![9000]);
+}
+
 #[test]
 fn out_of_order_and_gap_filling_data_are_acked_at_once_with_sack() {
     let mut b = Endpoint::new(cfg(), SeqNo(ISS));

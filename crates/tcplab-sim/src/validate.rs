@@ -477,6 +477,12 @@ fn check_tcp(at: &str, c: &tcplab_core::tcp::TcpConfig) -> Result<(), String> {
             at
         ));
     }
+    if !(1..=4).contains(&c.max_sack_blocks) {
+        return Err(format!(
+            "{}.max_sack_blocks: must be 1 to 4 (the SACK option's most), got {}",
+            at, c.max_sack_blocks
+        ));
+    }
     if !(c.rsfc_rho_increase > 0.0 && c.rsfc_rho_increase <= 10.0) {
         return Err(format!(
             "{}.rsfc_rho_increase: must be above 0 and at most 10, got {}",

@@ -2128,9 +2128,12 @@ impl Endpoint {
         self.fc.fill_option(seg, &mut self.stats);
         if self.sack_ok && self.reasm.has_gaps() {
             let mut blocks = [(0u64, 0u64); 4];
-            let n = self
-                .reasm
-                .sack_blocks(seg.options.max_sack_blocks(), &mut blocks);
+            let n = self.reasm.sack_blocks(
+                seg.options
+                    .max_sack_blocks()
+                    .min(self.cfg.max_sack_blocks as usize),
+                &mut blocks,
+            );
             for &(s, e) in &blocks[..n] {
                 seg.options.push_sack(SackBlock {
                     start: self.rcv_seq(s),

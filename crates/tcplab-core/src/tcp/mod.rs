@@ -193,6 +193,11 @@ pub struct TcpConfig {
     /// Offer and use SACK (RFC 2018); with `recovery = auto` recovery is RFC 6675 with it,
     /// RFC 6582 without.
     pub sack: bool,
+    /// The most SACK blocks the receiver puts on one ACK (RFC 2018 section 3), 1-4; fewer
+    /// when the option space is short (3 beside timestamps, as Linux and ns-3 lay them out).
+    /// ns-2's SACK sinks send at most 3 whatever the options (`Agent/TCPSink
+    /// maxSackBlocks_ 3`, tcl/lib/ns-default.tcl), and the `ns2` profile does the same.
+    pub max_sack_blocks: u8,
     /// Offer and use timestamps (RFC 7323).
     pub timestamps: bool,
     /// Offer and use window scaling (RFC 7323 section 2).
@@ -378,7 +383,7 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
-    pub const PROFILE_KEYS: [&'static str; 27] = [
+    pub const PROFILE_KEYS: [&'static str; 28] = [
         "cwnd_limited_growth",
         "pipe_rule",
         "prr",
@@ -402,6 +407,7 @@ impl TcpConfig {
         "rto_restart",
         "nagle",
         "sack",
+        "max_sack_blocks",
         "timestamps",
         "window_scale",
         "max_persist",
@@ -495,6 +501,7 @@ impl TcpConfig {
                 c.rto_restart = RtoRestart::EveryAck;
                 c.nagle = false;
                 c.sack = false;
+                c.max_sack_blocks = 3;
                 c.timestamps = false;
                 c.window_scale = false;
                 c.max_persist = s(60);
@@ -564,6 +571,7 @@ impl TcpConfig {
             mss: 1448,
             initial_cwnd_pkts: 10,
             sack: true,
+            max_sack_blocks: 4,
             timestamps: true,
             window_scale: true,
             ts_granularity: Duration::from_millis(1),
