@@ -310,6 +310,9 @@ pub struct TcpConfig {
     pub sprout_tick: Duration,
     pub sprout_sigma: f64,
     pub sprout_max_rate: f64,
+    /// `cc = "proprate-target"` only (our extension of thesis 7.1.1): the 95th-percentile
+    /// one-way delay the sender aims for, 20 ms to 2 s (`rate::proprate_target`).
+    pub proprate_target_delay: Duration,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -602,6 +605,7 @@ impl TcpConfig {
             sprout_tick: Duration::from_millis(100),
             sprout_sigma: 200.0,
             sprout_max_rate: 1000.0,
+            proprate_target_delay: Duration::from_millis(100),
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
             ecn: false,
