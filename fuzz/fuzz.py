@@ -598,6 +598,7 @@ class Gen:
             "rsfc_minima_updates": lambda: r.random() < 0.5,
             "rsfc_initial_window_pkts": lambda: r.choice([1, 10, r.randint(1, 100)]) if not ext() else 2**20,
             "rsfc_rho_increase": lambda: r.choice([0.1, 0.5, round(r.uniform(0.001, 10), 4)]) if not ext() else r.choice([5e-324, 10.0]),
+            "proprate_target_delay": lambda: self.time(r.choice([100 * MS, log_uniform(r, 20 * MS, 2 * S)]) if not ext() else r.choice([20 * MS, 2 * S])),
         }
         # Enumerated keys the Rust side names (a variant, or a whole key, added later is covered
         # the day it lands); keys the scenario reader does not know (yet) are left out.

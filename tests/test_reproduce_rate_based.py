@@ -106,5 +106,42 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     assert t9("cubic-then-cubic", "jain") < t9("proprate-high-then-proprate-high", "jain")
     assert t9("cubic-then-proprate-high", "y_throughput_mbps") > t9("cubic-then-vegas", "y_throughput_mbps")
 
+    # Issue 13 (beyond the thesis): proprate-target at 50/100/200 ms against the measured
+    # fixed-parameter frontier, per trace of the quick grid.
+    dt = "delay-target"
+    for t in ("ATT-LTE-driving", "Verizon-LTE-short"):
+        pts = [(rows[(f"{dt}-frontier", k[1], "proprate", "owd_p95_ms")]["ours"], r["ours"],
+                rows[(f"{dt}-frontier", k[1], "proprate", "on_frontier")]["ours"]) for k, r in rows.items()
+               if k[0] == f"{dt}-frontier" and k[1].startswith(f"{t}:") and k[3] == "throughput_mbps"]
+        assert len(pts) == 12 and get(f"{dt}-frontier", t, "proprate", "min_owd_p95_ms") == min(d for d, _, _ in pts)
+        front = [(d, x) for d, x, on in pts if on == 1.0]
+        # The frontier: no point beats a frontier point on both delay and throughput.
+        assert front and not any(d2 <= d and x2 >= x and (d2, x2) != (d, x) for d, x in front for d2, x2, _ in pts)
+        for g in (50, 100, 200):
+            v = f"target-{g}ms"
+            p95 = rows[(dt, t, v, "owd_p95_ms")]
+            assert p95["unit"] == "ms" and p95["ours"] > 0 and p95["paper"] == {"min": 0.75 * g, "max": 1.25 * g}
+            assert get(dt, t, v, "throughput_mbps") > 0
+            # The frontier at the target: the best frontier throughput with p95 <= target.
+            reach = [x for d, x in front if d <= g]
+            best = rows[(dt, t, v, "frontier_throughput_mbps")]
+            if reach:
+                assert best["ours"] == max(reach)
+                assert rows[(dt, t, v, "throughput_over_frontier")]["paper"] == {"min": 0.9}
+                assert get(dt, t, v, "meets_both") in (0.0, 1.0)
+            else:
+                assert best["ours"] is None and best["note"]
+                assert (dt, t, v, "meets_both") not in rows
+    counted = sum(1 for k, r in rows.items() if k[0] == dt and k[3] == "frontier_throughput_mbps" and r["ours"] is not None)
+    assert get(dt, "all", "targets", "pairs_counted") == counted >= 1
+    assert get(dt, "all", "targets", "pairs_meeting_both") == sum(
+        r["ours"] for k, r in rows.items() if k[0] == dt and k[3] == "meets_both")
+    # The controller acts on its target: on the trace standing in for ISP C, a lower target
+    # gives a lower delay and a lower throughput (a key that did not reach the sender, or a
+    # controller that never moved, would give three equal runs).
+    a = "ATT-LTE-driving"
+    assert get(dt, a, "target-50ms", "owd_p95_ms") < get(dt, a, "target-100ms", "owd_p95_ms") < get(dt, a, "target-200ms", "owd_p95_ms")
+    assert get(dt, a, "target-50ms", "throughput_mbps") < get(dt, a, "target-200ms", "throughput_mbps")
+
     # Rows that disagree with the thesis carry a note (checked for every row in _rows).
     assert any(r.get("consistent") is False for r in rows.values())

@@ -260,7 +260,7 @@ TCP_KEYS = [
     "sprout_k_fill", "sprout_k_drain", "frto",
     "cubic_variant", "vegas_variant", "hystart",
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
-    "loss_detection", "pipe_rule", "window_granularity",
+    "loss_detection", "pipe_rule", "window_granularity", "proprate_target_delay",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -640,6 +640,7 @@ class _Parser:
             "handshake": ("handshake", c.boolean),
             "loss_detection": ("loss_detection", c.choice(variants()["loss_detection"])),
             "pipe_rule": ("pipe_rule", c.choice(variants()["pipe_rule"])),
+            "proprate_target_delay": ("proprate_target_delay", self._target_delay),
         }
         for key, value in t.items():
             target, conv = convs[key]
@@ -659,6 +660,15 @@ class _Parser:
                 f"rre_b_min < rre_threshold < rre_b_max must hold, got {lo / ms:g} ms, {t / ms:g} ms and {hi / ms:g} ms "
                 "(unset ones are 20, 40 and 60 ms, Table 6.1's RRE row)",
             )
+
+    def _target_delay(self, v: Any, path: str) -> int:
+        """`cc = "proprate-target"`'s 95th-percentile one-way delay: 20 ms to 2 s (below, the
+        path's base delay and the 1 ms timestamp tick dominate; above, the controller's 4 s
+        histogram would clip the tail it measures)."""
+        ns = self.c.time(allow_zero=False)(v, path)
+        if not 20_000_000 <= ns <= 2_000_000_000:
+            raise self.c.error(path, f"expected a delay between 20ms and 2s (e.g. \"100ms\"), got {_show(v)}")
+        return ns
 
     def _bounded(self, what: str, lo: float, hi: float, lo_in: bool, hi_in: bool) -> Callable[[Any, str], float]:
         """A finite number between lo and hi, each end included or not (the `sprout_*` keys)."""

@@ -513,6 +513,17 @@ fn check_tcp(at: &str, c: &tcplab_core::tcp::TcpConfig) -> Result<(), String> {
             at, c.sprout_max_rate, per_tick
         ));
     }
+    // PropRate for a delay target: below 20 ms the one-way delay is mostly the path's base
+    // delay and the 1 ms timestamp tick; above 2 s the 4 s histogram of the controller's
+    // window would clip the tail it measures.
+    if c.proprate_target_delay < Duration::from_millis(20)
+        || c.proprate_target_delay > Duration::from_secs(2)
+    {
+        return Err(format!(
+            "{}.proprate_target_delay: must be between 20 ms and 2 s",
+            at
+        ));
+    }
     Ok(())
 }
 

@@ -12,7 +12,7 @@ pub mod vegas_ns2;
 pub mod westwood;
 
 use crate::rate::pacer::Rounding;
-use crate::rate::{proprate, rre, sprout_rate, RateFramework};
+use crate::rate::{proprate, proprate_target, rre, sprout_rate, RateFramework};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::TcpConfig;
 use crate::time::{Duration, Instant};
@@ -177,6 +177,11 @@ pub enum CcKind {
     /// the rate module, with the flow's `sprout_*` keys (`TcpConfig::sprout_percentile`...).
     #[serde(rename = "sprout-rate")]
     SproutRate,
+    /// PropRate for a delay target (our extension of thesis 7.1.1, `rate::proprate_target`):
+    /// T and k_d tuned online so that the sender's estimate of the 95th-percentile one-way
+    /// delay meets `TcpConfig::proprate_target_delay`.
+    #[serde(rename = "proprate-target")]
+    PropRateTarget,
 }
 
 impl CcKind {
@@ -190,6 +195,7 @@ impl CcKind {
                 | CcKind::RreTable61
                 | CcKind::PropRate
                 | CcKind::SproutRate
+                | CcKind::PropRateTarget
         )
     }
 }
@@ -243,6 +249,7 @@ pub enum Cc {
     Rre(Box<RateFramework<rre::Rre>>),
     PropRate(Box<RateFramework<proprate::PropRate>>),
     SproutRate(Box<RateFramework<sprout_rate::SproutRate>>),
+    PropRateTarget(Box<RateFramework<proprate_target::PropRateTarget>>),
 }
 
 impl Cc {
@@ -320,6 +327,12 @@ impl Cc {
                     sprout_rate::SproutRate::new(c),
                 )))
             }
+            CcKind::PropRateTarget => Cc::PropRateTarget(Box::new(RateFramework::new(
+                mss,
+                proprate_target::PropRateTarget::new(proprate_target::PropRateTargetConfig::new(
+                    cfg.proprate_target_delay,
+                )),
+            ))),
         };
         cc.set_abc_limit(cfg.abc_limit_pkts);
         cc
@@ -333,6 +346,7 @@ impl Cc {
             Cc::Rre(c) => c.set_rate_error(cv, seed, component),
             Cc::PropRate(c) => c.set_rate_error(cv, seed, component),
             Cc::SproutRate(c) => c.set_rate_error(cv, seed, component),
+            Cc::PropRateTarget(c) => c.set_rate_error(cv, seed, component),
             _ => {}
         }
     }
@@ -351,7 +365,7 @@ impl Cc {
             // ns-2's module runs its own `tcp_abc` = 1 (vegas_ns2.rs).
             Cc::VegasNs2(_) => {}
             Cc::Westwood(c) => c.set_abc_limit(l),
-            Cc::Rre(_) | Cc::PropRate(_) | Cc::SproutRate(_) => {}
+            Cc::Rre(_) | Cc::PropRate(_) | Cc::SproutRate(_) | Cc::PropRateTarget(_) => {}
         }
     }
 
@@ -361,6 +375,7 @@ impl Cc {
             Cc::Rre(c) => Some(c.state()),
             Cc::PropRate(c) => Some(c.state()),
             Cc::SproutRate(c) => Some(c.state()),
+            Cc::PropRateTarget(c) => Some(c.state()),
             _ => None,
         }
     }
@@ -371,6 +386,7 @@ impl Cc {
             Cc::Rre(c) => Some((c.rho(), c.sigma())),
             Cc::PropRate(c) => Some((c.rho(), c.sigma())),
             Cc::SproutRate(c) => Some((c.rho(), c.sigma())),
+            Cc::PropRateTarget(c) => Some((c.rho(), c.sigma())),
             _ => None,
         }
     }
@@ -383,6 +399,7 @@ impl Cc {
             Cc::Rre(c) => c.set_peer_ts_granularity(g),
             Cc::PropRate(c) => c.set_peer_ts_granularity(g),
             Cc::SproutRate(c) => c.set_peer_ts_granularity(g),
+            Cc::PropRateTarget(c) => c.set_peer_ts_granularity(g),
             _ => {}
         }
     }
@@ -400,6 +417,7 @@ macro_rules! dispatch {
             Cc::Rre($c) => $e,
             Cc::PropRate($c) => $e,
             Cc::SproutRate($c) => $e,
+            Cc::PropRateTarget($c) => $e,
         }
     };
 }
@@ -442,6 +460,7 @@ impl CongestionControl for Cc {
             (Cc::Rre(c), Cc::Rre(p)) => c.on_spurious_timeout(now, p),
             (Cc::PropRate(c), Cc::PropRate(p)) => c.on_spurious_timeout(now, p),
             (Cc::SproutRate(c), Cc::SproutRate(p)) => c.on_spurious_timeout(now, p),
+            (Cc::PropRateTarget(c), Cc::PropRateTarget(p)) => c.on_spurious_timeout(now, p),
             _ => {}
         }
     }
@@ -580,6 +599,32 @@ mod config_tests {
         let c = Cc::with_config(CcKind::SproutRate, 1448, 14480, &cfg);
         assert_eq!(c.name(), "sprout-rate");
         assert!(c.wants_dup_acks() && CcKind::SproutRate.is_rate_based());
+    }
+
+    #[test]
+    fn with_config_applies_the_target_delay_to_cc_proprate_target() {
+        let cfg = TcpConfig {
+            proprate_target_delay: Duration::from_millis(150),
+            ..Default::default()
+        };
+        let c = Cc::with_config(CcKind::PropRateTarget, 1448, 14480, &cfg);
+        match &c {
+            Cc::PropRateTarget(f) => {
+                assert_eq!(f.algorithm().config().target, Duration::from_millis(150));
+                // The controller runs on the framework's tick.
+                assert!(f.next_tick_at().is_none());
+            }
+            _ => unreachable!(),
+        }
+        assert_eq!(c.name(), "proprate-target");
+        assert!(c.wants_dup_acks() && CcKind::PropRateTarget.is_rate_based());
+        // The default target is 100 ms.
+        match Cc::with_config(CcKind::PropRateTarget, 1448, 14480, &TcpConfig::default()) {
+            Cc::PropRateTarget(f) => {
+                assert_eq!(f.algorithm().config().target, Duration::from_millis(100))
+            }
+            _ => unreachable!(),
+        }
     }
 
     /// `abc_limit_pkts = 0` (Linux `tcp_slow_start`): one ACK covering a whole recovered

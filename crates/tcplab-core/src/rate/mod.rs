@@ -39,6 +39,7 @@
 pub mod estimator;
 pub mod pacer;
 pub mod proprate;
+pub mod proprate_target;
 pub mod rre;
 pub mod sprout_forecast;
 pub mod sprout_rate;
@@ -159,6 +160,11 @@ pub trait RateAlgorithm {
     fn on_tick(&mut self, _tick: &TickRecord, _ctx: &RateContext) -> Option<Bandwidth> {
         None
     }
+    /// An ACK gave a buffer-delay sample t_buff = RD - RD_min (4.1.3), the quantity the
+    /// framework compares with the thresholds. The default ignores it; a module that adapts
+    /// its thresholds to the delay it causes (`proprate_target`) records it. Called once per
+    /// sample, before the transition it may trigger.
+    fn on_buffer_delay(&mut self, _t_buff: Duration, _ctx: &RateContext) {}
 }
 
 /// Framework parameters (thesis 4.1.5 "Other parameters").
@@ -572,6 +578,10 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
             if let Some(rd) = rd {
                 self.delay.on_sample(rd);
                 t_buff = self.delay.buffer_delay();
+                if let Some(b) = t_buff {
+                    let ctx = self.ctx(now);
+                    self.alg.on_buffer_delay(b, &ctx);
+                }
             }
             if let Some(t) = self.ticker.as_mut() {
                 t.cur.bytes_delivered += delivered;

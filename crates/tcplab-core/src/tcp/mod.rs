@@ -321,6 +321,9 @@ pub struct TcpConfig {
     pub sprout_threshold: Duration,
     pub sprout_k_fill: f64,
     pub sprout_k_drain: f64,
+    /// `cc = "proprate-target"` only (our extension of thesis 7.1.1): the 95th-percentile
+    /// one-way delay the sender aims for, 20 ms to 2 s (`rate::proprate_target`).
+    pub proprate_target_delay: Duration,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -619,6 +622,7 @@ impl TcpConfig {
             sprout_threshold: Duration::from_millis(50),
             sprout_k_fill: 2.0,
             sprout_k_drain: 0.5,
+            proprate_target_delay: Duration::from_millis(100),
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
             ecn: false,
