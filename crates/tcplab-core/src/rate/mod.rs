@@ -39,6 +39,8 @@
 pub mod estimator;
 pub mod pacer;
 pub mod proprate;
+pub mod proteus_rate;
+pub mod proteus_tree;
 pub mod rre;
 pub mod sprout_forecast;
 pub mod sprout_rate;
