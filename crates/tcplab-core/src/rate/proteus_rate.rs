@@ -452,7 +452,7 @@ impl RateAlgorithm for ProteusRate {
         self.open_delivered += tick.bytes_delivered;
         self.open_in_flight |= tick.in_flight_at_start > 0;
         self.min_rtt = ctx.min_rtt;
-        self.open_tick_time = self.open_tick_time + tick.end.saturating_since(tick.start);
+        self.open_tick_time += tick.end.saturating_since(tick.start);
         // Close the windows the receiver's (extrapolated) clock has left.
         if let (Some(origin), Some(rx), Some(at)) = (self.origin, self.last_rx, self.last_rx_at) {
             let rx_now = rx + ctx.now.saturating_since(at).as_nanos() as i64;
