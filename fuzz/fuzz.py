@@ -634,6 +634,25 @@ class Gen:
             hi = mid + log_uniform(r, 1, 100 * MS)
             t.update(rre_b_min=self.time(lo), rre_threshold=self.time(mid), rre_b_max=self.time(hi))
             self.use("tcp.rre_b_min", "tcp.rre_threshold", "tcp.rre_b_max")
+        if "proteus_window" in self.ctx.tcp_keys:
+            # PROTEUS-Rate: window 10 ms-10 s, history 5-1024 windows, k_fill in [1, 10],
+            # k_drain in (0, 1), threshold > 0.
+            if r.random() < p_key:
+                w = r.choice([500 * MS, 100 * MS, log_uniform(r, 10 * MS, 10 * S)]) if not ext() else r.choice([10 * MS, 10 * S])
+                t["proteus_window"] = self.time(w)
+                self.use("tcp.proteus_window")
+            if r.random() < p_key:
+                t["proteus_history"] = r.choice([64, 16, r.randint(5, 200)]) if not ext() else r.choice([5, 1024])
+                self.use("tcp.proteus_history")
+            if r.random() < p_key:
+                t["proteus_threshold"] = self.time(r.choice([50 * MS, log_uniform(r, 1000, S)]))
+                self.use("tcp.proteus_threshold")
+            if r.random() < p_key:
+                t["proteus_k_fill"] = r.choice([1.0, 1.25, round(r.uniform(1, 10), 4)]) if not ext() else r.choice([1.0, 10.0])
+                self.use("tcp.proteus_k_fill")
+            if r.random() < p_key:
+                t["proteus_k_drain"] = r.choice([0.25, 0.75, round(r.uniform(0.001, 0.999), 4)]) if not ext() else r.choice([5e-324, math.nextafter(1.0, 0.0)])
+                self.use("tcp.proteus_k_drain")
         return t
 
     # -- read profiles ---------------------------------------------------------------

@@ -52,6 +52,11 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
             for m, unit in (("throughput_mbps", "Mbit/s"), ("owd_mean_ms", "ms"), ("owd_p95_ms", "ms")):
                 r = rows[("traces", t, cc, m)]
                 assert r["unit"] == unit and r["paper"] is None and r["ours"] > 0
+        # PROTEUS-Rate (6.1.2) on every trace too; the quick runs (20 s) end before its 33 s of
+        # training, so no row after training.
+        for m in ("throughput_mbps", "owd_mean_ms", "owd_p95_ms"):
+            assert rows[("traces", t, "proteus-rate", m)]["ours"] > 0
+        assert ("traces", t, "proteus-rate", "throughput_mbps_after_training") not in rows
         cap = get("traces", t, "capacity", "throughput_mbps")
         # PropRate (Low): a 95th percentile delay several times below CUBIC's ...
         assert get("traces", t, "cubic", "owd_p95_ms") > 3 * get("traces", t, "proprate-low", "owd_p95_ms")
@@ -145,3 +150,29 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
 
     # Rows that disagree with the thesis carry a note (checked for every row in _rows).
     assert any(r.get("consistent") is False for r in rows.values())
+
+    # Figure 6.8(b), PROTEUS-Rate (6.1.2, 6.2.5).
+    _check_proteus_frontier(rows)
+
+
+def _check_proteus_frontier(rows):
+    """Figure 6.8(b): PROTEUS-Rate's points over window and threshold, the reference
+    algorithms, and the thesis's two statements as rows computed from the points (from the
+    one quick run of the test above)."""
+    e = "fig6.8b-proteus-frontier"
+    cases = sorted({k[1] for k in rows if k[0] == e and k[2] == "proteus-rate" and k[3] == "on_frontier"})
+    assert cases == sorted(f"W={w}ms,H=64,T={t}ms,kd=0.25" for w in (100, 250) for t in (20, 50))
+    front = [rows[(e, c, "proteus-rate", "on_frontier")]["ours"] for c in cases]
+    assert set(front) <= {0.0, 1.0} and sum(front) >= 1
+    for c in cases:
+        assert rows[(e, c, "proteus-rate", "throughput_mbps")]["ours"] > 0
+        assert rows[(e, c, "proteus-rate", "owd_p95_ms")]["ours"] > 0
+    for cc in ("cubic", "vegas", "proprate-high", "proprate-low", "rre"):
+        assert rows[(e, "reference", cc, "throughput_mbps")]["ours"] > 0
+    # The claims are ratios of this run's points, each with the thesis's words as its note.
+    pts = [(rows[(e, c, "proteus-rate", "owd_p95_ms")]["ours"], rows[(e, c, "proteus-rate", "throughput_mbps")]["ours"]) for c in cases]
+    lo = min(rows[(e, "reference", cc, "owd_p95_ms")]["ours"] for cc in ("proprate-high", "proprate-low"))
+    r = rows[(e, "all", "proteus-vs-proprate", "min_owd_p95_ratio")]
+    assert abs(r["ours"] - min(d for d, _ in pts) / lo) < 1e-2 * r["ours"] and "somewhat lower latencies" in r["note"]
+    r = rows[(e, "W=100ms-vs-W=250ms", "proteus-rate", "throughput_ratio_median")]
+    assert r["ours"] > 0 and "shorter time windows" in r["note"]

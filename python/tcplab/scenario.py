@@ -261,6 +261,7 @@ TCP_KEYS = [
     "cubic_variant", "vegas_variant", "hystart",
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
     "loss_detection", "pipe_rule", "window_granularity", "proprate_target_delay",
+    "proteus_window", "proteus_history", "proteus_threshold", "proteus_k_fill", "proteus_k_drain",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -641,6 +642,11 @@ class _Parser:
             "loss_detection": ("loss_detection", c.choice(variants()["loss_detection"])),
             "pipe_rule": ("pipe_rule", c.choice(variants()["pipe_rule"])),
             "proprate_target_delay": ("proprate_target_delay", self._target_delay),
+            "proteus_window": ("proteus_window", c.time(allow_zero=False)),
+            "proteus_history": ("proteus_history", c.integer(5, 1024)),
+            "proteus_threshold": ("proteus_threshold", c.time(allow_zero=False)),
+            "proteus_k_fill": ("proteus_k_fill", self._bounded("a gain from 1 to 10 (e.g. 1.0)", 1, 10, True, True)),
+            "proteus_k_drain": ("proteus_k_drain", self._bounded("a gain above 0 and below 1 (e.g. 0.25)", 0, 1, False, False)),
         }
         for key, value in t.items():
             target, conv = convs[key]

@@ -478,3 +478,73 @@ fn sprout_rate_keeps_ticking_through_a_three_second_outage_and_resumes() {
         "{delivered} bytes delivered after the outage"
     );
 }
+
+/// The PROTEUS-Rate module inside the framework (for its training state).
+fn proteus(a: &Endpoint) -> &tcplab_core::rate::proteus_rate::ProteusRate {
+    match a.congestion_control() {
+        Cc::ProteusRate(c) => c.algorithm(),
+        _ => unreachable!("not proteus-rate"),
+    }
+}
+
+/// Thesis 6.1.2: PROTEUS-Rate (with 250 ms windows and 16 of history, to train in 4 s) on the
+/// 8 Mbit/s bottleneck: the tree takes over from the measured rate once trained, and through
+/// a 3 s outage, with no ACK at all, its tick keeps closing windows of the receiver's
+/// (extrapolated) clock, so the forecast falls to the outage's zero; when the link comes
+/// back the sender resumes at the link's rate. Every step keeps the endpoint's invariants.
+#[test]
+fn proteus_rate_trains_then_keeps_ticking_through_a_three_second_outage_and_resumes() {
+    let mut p = Peer::new(1, 0);
+    p.outage = Some((ms(8000), ms(11_000)));
+    let c = TcpConfig {
+        proteus_window: Duration::from_millis(250),
+        proteus_history: 16,
+        ..cfg(CcKind::ProteusRate, true)
+    };
+    let mut a = client(c, &p);
+    bulk(&mut a, &mut p, ms(50), ms(3000));
+    assert!(!proteus(&a).trained(), "16 windows of 250 ms take 4 s");
+    bulk(&mut a, &mut p, ms(3000), ms(8000));
+    assert!(proteus(&a).trained());
+    let before = rho(&a);
+    assert_eq!(Some(before), proteus(&a).forecast());
+    // The link's 8 Mbit/s, or up to 1.25 times it after a window that probed upwards.
+    assert!(
+        before > Bandwidth::from_mbps(6) && before <= Bandwidth::from_mbps(10),
+        "rho before the outage {before:?}"
+    );
+    let closed = proteus(&a).windows_closed();
+    let mut rhos = Vec::new();
+    let mut t = ms(8100);
+    while t <= ms(11_000) {
+        bulk(&mut a, &mut p, t - Duration::from_millis(100), t);
+        assert!(a.timer(Timer::CcTick).is_some(), "tick armed at {t:?}");
+        let (r, _) = a.congestion_control().rate_estimates().unwrap();
+        rhos.push(r.unwrap_or(Bandwidth::ZERO));
+        t = t + Duration::from_millis(100);
+    }
+    let arrivals_in_outage = p
+        .log
+        .iter()
+        .filter(|(_, _, at)| *at > ms(8001) && *at < ms(11_000))
+        .count();
+    assert_eq!(arrivals_in_outage, 0);
+    // 3 s of 250 ms windows closed with no ACK (less the one or two the last ACKs closed).
+    assert!(
+        proteus(&a).windows_closed() >= closed + 10,
+        "{closed} -> {}",
+        proteus(&a).windows_closed()
+    );
+    assert_eq!(proteus(&a).forecast(), Some(Bandwidth::ZERO), "{rhos:?}");
+    // The link comes back at 11 s: the backlog drains, the forecast recovers and the sender
+    // goes on sending new data.
+    let got_before = p.rcv_nxt();
+    bulk(&mut a, &mut p, ms(11_000), ms(15_000));
+    assert!(rho(&a) > Bandwidth::from_mbps(4), "rho after {:?}", rho(&a));
+    let delivered = p.rcv_nxt() - got_before;
+    // Over 4 s at up to 8 Mbit/s: at least a third of the link's 4 MB.
+    assert!(
+        delivered > 1_300_000,
+        "{delivered} bytes delivered after the outage"
+    );
+}

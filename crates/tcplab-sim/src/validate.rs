@@ -524,6 +524,36 @@ fn check_tcp(at: &str, c: &tcplab_core::tcp::TcpConfig) -> Result<(), String> {
             at
         ));
     }
+    // PROTEUS-Rate (rate::proteus_rate): its tick is a tenth of the window, at least 10 ms;
+    // the tree needs two samples (3 lags + 2 windows) and is refitted every window, so the
+    // history is bounded to keep a refit cheap.
+    if c.proteus_window < Duration::from_millis(10) || c.proteus_window > Duration::from_secs(10) {
+        return Err(format!(
+            "{}.proteus_window: must be between 10 ms and 10 s",
+            at
+        ));
+    }
+    if !(5..=1024).contains(&c.proteus_history) {
+        return Err(format!(
+            "{}.proteus_history: must be between 5 and 1024 windows, got {}",
+            at, c.proteus_history
+        ));
+    }
+    if c.proteus_threshold == Duration::ZERO {
+        return Err(format!("{}.proteus_threshold: must be above 0", at));
+    }
+    if !(c.proteus_k_fill >= 1.0 && c.proteus_k_fill <= 10.0) {
+        return Err(format!(
+            "{}.proteus_k_fill: must be between 1 and 10, got {}",
+            at, c.proteus_k_fill
+        ));
+    }
+    if !(c.proteus_k_drain > 0.0 && c.proteus_k_drain < 1.0) {
+        return Err(format!(
+            "{}.proteus_k_drain: must be above 0 and below 1, got {}",
+            at, c.proteus_k_drain
+        ));
+    }
     Ok(())
 }
 

@@ -12,7 +12,7 @@ pub mod vegas_ns2;
 pub mod westwood;
 
 use crate::rate::pacer::Rounding;
-use crate::rate::{proprate, proprate_target, rre, sprout_rate, RateFramework};
+use crate::rate::{proprate, proprate_target, proteus_rate, rre, sprout_rate, RateFramework};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::TcpConfig;
 use crate::time::{Duration, Instant};
@@ -182,6 +182,10 @@ pub enum CcKind {
     /// delay meets `TcpConfig::proprate_target_delay`.
     #[serde(rename = "proprate-target")]
     PropRateTarget,
+    /// PROTEUS-Rate (thesis 6.1.2, Table 6.1): PROTEUS's regression-tree forecast of the next
+    /// 500 ms window's throughput as rho, with the flow's `proteus_*` keys.
+    #[serde(rename = "proteus-rate")]
+    ProteusRate,
 }
 
 impl CcKind {
@@ -196,6 +200,7 @@ impl CcKind {
                 | CcKind::PropRate
                 | CcKind::SproutRate
                 | CcKind::PropRateTarget
+                | CcKind::ProteusRate
         )
     }
 }
@@ -250,6 +255,7 @@ pub enum Cc {
     PropRate(Box<RateFramework<proprate::PropRate>>),
     SproutRate(Box<RateFramework<sprout_rate::SproutRate>>),
     PropRateTarget(Box<RateFramework<proprate_target::PropRateTarget>>),
+    ProteusRate(Box<RateFramework<proteus_rate::ProteusRate>>),
 }
 
 impl Cc {
@@ -333,6 +339,16 @@ impl Cc {
                     cfg.proprate_target_delay,
                 )),
             ))),
+            CcKind::ProteusRate => Cc::ProteusRate(Box::new(RateFramework::new(
+                mss,
+                proteus_rate::ProteusRate::new(proteus_rate::ProteusRateConfig::custom(
+                    cfg.proteus_window,
+                    cfg.proteus_history as usize,
+                    cfg.proteus_threshold,
+                    cfg.proteus_k_fill,
+                    cfg.proteus_k_drain,
+                )),
+            ))),
         };
         cc.set_abc_limit(cfg.abc_limit_pkts);
         cc
@@ -347,6 +363,7 @@ impl Cc {
             Cc::PropRate(c) => c.set_rate_error(cv, seed, component),
             Cc::SproutRate(c) => c.set_rate_error(cv, seed, component),
             Cc::PropRateTarget(c) => c.set_rate_error(cv, seed, component),
+            Cc::ProteusRate(c) => c.set_rate_error(cv, seed, component),
             _ => {}
         }
     }
@@ -365,7 +382,11 @@ impl Cc {
             // ns-2's module runs its own `tcp_abc` = 1 (vegas_ns2.rs).
             Cc::VegasNs2(_) => {}
             Cc::Westwood(c) => c.set_abc_limit(l),
-            Cc::Rre(_) | Cc::PropRate(_) | Cc::SproutRate(_) | Cc::PropRateTarget(_) => {}
+            Cc::Rre(_)
+            | Cc::PropRate(_)
+            | Cc::SproutRate(_)
+            | Cc::PropRateTarget(_)
+            | Cc::ProteusRate(_) => {}
         }
     }
 
@@ -376,6 +397,7 @@ impl Cc {
             Cc::PropRate(c) => Some(c.state()),
             Cc::SproutRate(c) => Some(c.state()),
             Cc::PropRateTarget(c) => Some(c.state()),
+            Cc::ProteusRate(c) => Some(c.state()),
             _ => None,
         }
     }
@@ -387,6 +409,7 @@ impl Cc {
             Cc::PropRate(c) => Some((c.rho(), c.sigma())),
             Cc::SproutRate(c) => Some((c.rho(), c.sigma())),
             Cc::PropRateTarget(c) => Some((c.rho(), c.sigma())),
+            Cc::ProteusRate(c) => Some((c.rho(), c.sigma())),
             _ => None,
         }
     }
@@ -400,6 +423,7 @@ impl Cc {
             Cc::PropRate(c) => c.set_peer_ts_granularity(g),
             Cc::SproutRate(c) => c.set_peer_ts_granularity(g),
             Cc::PropRateTarget(c) => c.set_peer_ts_granularity(g),
+            Cc::ProteusRate(c) => c.set_peer_ts_granularity(g),
             _ => {}
         }
     }
@@ -418,6 +442,7 @@ macro_rules! dispatch {
             Cc::PropRate($c) => $e,
             Cc::SproutRate($c) => $e,
             Cc::PropRateTarget($c) => $e,
+            Cc::ProteusRate($c) => $e,
         }
     };
 }
@@ -461,6 +486,7 @@ impl CongestionControl for Cc {
             (Cc::PropRate(c), Cc::PropRate(p)) => c.on_spurious_timeout(now, p),
             (Cc::SproutRate(c), Cc::SproutRate(p)) => c.on_spurious_timeout(now, p),
             (Cc::PropRateTarget(c), Cc::PropRateTarget(p)) => c.on_spurious_timeout(now, p),
+            (Cc::ProteusRate(c), Cc::ProteusRate(p)) => c.on_spurious_timeout(now, p),
             _ => {}
         }
     }
@@ -625,6 +651,43 @@ mod config_tests {
             }
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn with_config_applies_the_proteus_keys_to_cc_proteus_rate() {
+        use crate::rate::proteus_rate::ProteusRateConfig;
+        let params = |cfg: &TcpConfig| match Cc::with_config(CcKind::ProteusRate, 1448, 14480, cfg)
+        {
+            Cc::ProteusRate(c) => *c.algorithm().config(),
+            _ => unreachable!(),
+        };
+        // The defaults are Table 6.1's row with PROTEUS's 500 ms x 64 windows.
+        assert_eq!(
+            params(&TcpConfig::default()),
+            ProteusRateConfig::table_6_1()
+        );
+        let cfg = TcpConfig {
+            proteus_window: Duration::from_millis(100),
+            proteus_history: 16,
+            proteus_threshold: Duration::from_millis(30),
+            proteus_k_fill: 1.5,
+            proteus_k_drain: 0.5,
+            ..Default::default()
+        };
+        let p = params(&cfg);
+        assert_eq!(
+            (p.window, p.history, p.threshold, p.k_fill, p.k_drain),
+            (
+                Duration::from_millis(100),
+                16,
+                Duration::from_millis(30),
+                1.5,
+                0.5
+            )
+        );
+        let c = Cc::with_config(CcKind::ProteusRate, 1448, 14480, &cfg);
+        assert_eq!(c.name(), "proteus-rate");
+        assert!(c.wants_dup_acks() && CcKind::ProteusRate.is_rate_based());
     }
 
     /// `abc_limit_pkts = 0` (Linux `tcp_slow_start`): one ACK covering a whole recovered

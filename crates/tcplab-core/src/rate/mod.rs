@@ -40,6 +40,8 @@ pub mod estimator;
 pub mod pacer;
 pub mod proprate;
 pub mod proprate_target;
+pub mod proteus_rate;
+pub mod proteus_tree;
 pub mod rre;
 pub mod sprout_forecast;
 pub mod sprout_rate;

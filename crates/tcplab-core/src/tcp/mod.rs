@@ -324,6 +324,15 @@ pub struct TcpConfig {
     /// `cc = "proprate-target"` only (our extension of thesis 7.1.1): the 95th-percentile
     /// one-way delay the sender aims for, 20 ms to 2 s (`rate::proprate_target`).
     pub proprate_target_delay: Duration,
+    /// `cc = "proteus-rate"` only (thesis 6.1.2, Table 6.1, 6.2.5): PROTEUS's forecast window
+    /// (500 ms) and the windows of history its regression tree is trained on (64; the tree
+    /// forecasts once that many exist), T_f = T_d (50 ms), sigma_f = k_fill x rho (1.0) and
+    /// sigma_d = k_drain x rho (0.25).
+    pub proteus_window: Duration,
+    pub proteus_history: u32,
+    pub proteus_threshold: Duration,
+    pub proteus_k_fill: f64,
+    pub proteus_k_drain: f64,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -623,6 +632,11 @@ impl TcpConfig {
             sprout_k_fill: 2.0,
             sprout_k_drain: 0.5,
             proprate_target_delay: Duration::from_millis(100),
+            proteus_window: Duration::from_millis(500),
+            proteus_history: 64,
+            proteus_threshold: Duration::from_millis(50),
+            proteus_k_fill: 1.0,
+            proteus_k_drain: 0.25,
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
             ecn: false,
