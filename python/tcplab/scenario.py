@@ -259,7 +259,7 @@ TCP_KEYS = [
     "sprout_percentile", "sprout_tick", "sprout_sigma", "sprout_max_rate", "frto",
     "cubic_variant", "vegas_variant", "hystart",
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
-    "loss_detection", "pipe_rule", "window_granularity",
+    "loss_detection", "pipe_rule", "window_granularity", "sprout_target_delay",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -620,6 +620,7 @@ class _Parser:
             "sprout_tick": ("sprout_tick", c.time(allow_zero=False)),
             "sprout_sigma": ("sprout_sigma", self._bounded("packets/s per sqrt(s), 0 to 100000 (e.g. 200)", 0, 100_000, True, True)),
             "sprout_max_rate": ("sprout_max_rate", self._bounded("packets per second above 0 (e.g. 1000)", 0, 1e9, False, True)),
+            "sprout_target_delay": ("sprout_target_delay", c.time(allow_zero=False)),
             "frto": ("frto", c.boolean),
             "ecn": ("ecn", c.boolean),
             "cubic_variant": ("cubic_variant", c.choice(variants()["cubic_variant"])),

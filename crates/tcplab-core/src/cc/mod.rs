@@ -12,7 +12,7 @@ pub mod vegas_ns2;
 pub mod westwood;
 
 use crate::rate::pacer::Rounding;
-use crate::rate::{proprate, rre, sprout_rate, RateFramework};
+use crate::rate::{proprate, rre, sprout, sprout_rate, RateFramework};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::TcpConfig;
 use crate::time::{Duration, Instant};
@@ -177,6 +177,13 @@ pub enum CcKind {
     /// the rate module, with the flow's `sprout_*` keys (`TcpConfig::sprout_percentile`...).
     #[serde(rename = "sprout-rate")]
     SproutRate,
+    /// Sprout itself (Winstein et al., NSDI 2013; the thesis' baseline, 6.1.3): the
+    /// receiver's stochastic forecast on 20 ms ticks, sent back in our TCP option, and a
+    /// window of the forecast over `sprout_target_delay` minus the estimated queue
+    /// (`rate::sprout`). Both ends must offer the option (both `cc = "sprout"`); without
+    /// it the sender falls back to CUBIC.
+    #[serde(rename = "sprout")]
+    Sprout,
 }
 
 impl CcKind {
@@ -243,6 +250,20 @@ pub enum Cc {
     Rre(Box<RateFramework<rre::Rre>>),
     PropRate(Box<RateFramework<proprate::PropRate>>),
     SproutRate(Box<RateFramework<sprout_rate::SproutRate>>),
+    Sprout(Box<sprout::Sprout>),
+}
+
+/// Sprout's parameters from the flow's keys (both halves read them: the receiver's
+/// forecaster and the sender's window). The tick is the original's 20 ms, not
+/// `sprout_tick` (Sprout-Rate's 100 ms port): the option carries eight ticks' forecast and
+/// the target delay is counted in them.
+pub fn sprout_config(cfg: &TcpConfig) -> sprout::SproutConfig {
+    let mut c = sprout::SproutConfig::original();
+    c.forecast.percentile = cfg.sprout_percentile / 100.0;
+    c.forecast.sigma = cfg.sprout_sigma;
+    c.forecast.max_rate = cfg.sprout_max_rate;
+    c.target_delay = cfg.sprout_target_delay;
+    c
 }
 
 impl Cc {
@@ -317,9 +338,23 @@ impl Cc {
                     sprout_rate::SproutRate::new(c),
                 )))
             }
+            CcKind::Sprout => Cc::Sprout(Box::new(sprout::Sprout::new(
+                sprout_config(cfg),
+                mss,
+                initial_cwnd_bytes,
+            ))),
         };
         cc.set_abc_limit(cfg.abc_limit_pkts);
         cc
+    }
+
+    /// Whether this controller may ask for a tick ([`CongestionControl::next_tick`]): the
+    /// rate-based framework and Sprout. The endpoint asks the others nothing on every input.
+    pub fn has_tick(&self) -> bool {
+        matches!(
+            self,
+            Cc::Rre(_) | Cc::PropRate(_) | Cc::SproutRate(_) | Cc::Sprout(_)
+        )
     }
 
     /// Rate-based controllers: inject a seeded error of coefficient of variation `cv` into
@@ -348,7 +383,7 @@ impl Cc {
             // ns-2's module runs its own `tcp_abc` = 1 (vegas_ns2.rs).
             Cc::VegasNs2(_) => {}
             Cc::Westwood(c) => c.set_abc_limit(l),
-            Cc::Rre(_) | Cc::PropRate(_) | Cc::SproutRate(_) => {}
+            Cc::Rre(_) | Cc::PropRate(_) | Cc::SproutRate(_) | Cc::Sprout(_) => {}
         }
     }
 
@@ -397,6 +432,7 @@ macro_rules! dispatch {
             Cc::Rre($c) => $e,
             Cc::PropRate($c) => $e,
             Cc::SproutRate($c) => $e,
+            Cc::Sprout($c) => $e,
         }
     };
 }
@@ -439,6 +475,7 @@ impl CongestionControl for Cc {
             (Cc::Rre(c), Cc::Rre(p)) => c.on_spurious_timeout(now, p),
             (Cc::PropRate(c), Cc::PropRate(p)) => c.on_spurious_timeout(now, p),
             (Cc::SproutRate(c), Cc::SproutRate(p)) => c.on_spurious_timeout(now, p),
+            (Cc::Sprout(c), Cc::Sprout(p)) => c.on_spurious_timeout(now, p),
             _ => {}
         }
     }

@@ -40,6 +40,7 @@ pub mod estimator;
 pub mod pacer;
 pub mod proprate;
 pub mod rre;
+pub mod sprout;
 pub mod sprout_forecast;
 pub mod sprout_rate;
 
