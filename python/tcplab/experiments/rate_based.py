@@ -498,7 +498,7 @@ def _sprout_claims(rep: Report, names: list[str], out: dict[tuple[str, str], dic
                             round(sp["throughput_mbps"] / max(cu["throughput_mbps"], 1e-9), 4),
                             note=Note("Sprout paper, abstract: Sprout 'matched or outperformed TCP Cubic running over "
                                       "the CoDel active queue management algorithm'; against CUBIC over a drop-tail "
-                                      "buffer it gives up throughput for delay (thesis 6.2.2: Sprout and Vegas 'had "
+                                      "buffer it gives up throughput for delay (thesis section 6.2.2: Sprout and Vegas 'had "
                                       "relatively low throughputs').")))
     if not lte:
         return
