@@ -628,6 +628,10 @@ class Gen:
                 t["sprout_tick"] = self.time(tick)
                 t["sprout_max_rate"] = r.choice([min(1000, top), round(r.uniform(1, top), 2)]) if not ext() else top
                 self.use("tcp.sprout_tick", "tcp.sprout_max_rate")
+        if "sprout_target_delay" in self.ctx.tcp_keys and r.random() < p_key:
+            # Sprout's target delay: whole or not, within its 8 ticks of 20 ms.
+            t["sprout_target_delay"] = self.time(r.choice([100 * MS, 20 * MS, 160 * MS, log_uniform(r, 20 * MS, 160 * MS)]))
+            self.use("tcp.sprout_target_delay")
         if r.random() < p_key and "rre_b_min" in self.ctx.tcp_keys:  # B_min < T < B_max: always the three together
             lo = log_uniform(r, 1000, 100 * MS)
             mid = lo + log_uniform(r, 1, 100 * MS)

@@ -48,7 +48,7 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     cases = {k[1] for k in rows if k[0] == "traces"}
     assert {"Verizon-LTE-short", "TMobile-UMTS-driving"} <= cases
     for t in cases:
-        for cc in ("cubic", "newreno", "vegas", "westwood", "rre", "proprate-high", "proprate-low"):
+        for cc in ("cubic", "newreno", "vegas", "westwood", "rre", "proprate-high", "proprate-low", "sprout-rate", "sprout"):
             for m, unit in (("throughput_mbps", "Mbit/s"), ("owd_mean_ms", "ms"), ("owd_p95_ms", "ms")):
                 r = rows[("traces", t, cc, m)]
                 assert r["unit"] == unit and r["paper"] is None and r["ours"] > 0
@@ -62,6 +62,20 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
         assert get("traces", t, "cubic", "owd_p95_ms") > 3 * get("traces", t, "proprate-low", "owd_p95_ms")
         # ... while PropRate (High) keeps most of the capacity.
         assert get("traces", t, "proprate-high", "throughput_mbps") > 0.6 * cap
+
+    # Sprout (cc = "sprout") on the LTE trace of the quick grid: a 95th-percentile delay far
+    # below CUBIC's (its paper's claim against multi-second queues) at a share of its
+    # throughput; the target is the paper's ("less than 100 ms", a bound on the delay above
+    # propagation).
+    v = "Verizon-LTE-short"
+    assert ("traces-sprout", "TMobile-UMTS-driving", "sprout", "owd_p95_minus_propagation_ms") not in rows
+    r = rows[("traces-sprout", v, "sprout", "owd_p95_minus_propagation_ms")]
+    assert r["paper"] == {"max": 100.0} and r["ours"] == round(get("traces", v, "sprout", "owd_p95_ms") - 20, 3)
+    assert get("traces-sprout", v, "cubic-vs-sprout", "owd_p95_ratio") > 5
+    share = get("traces-sprout", v, "sprout-vs-cubic", "throughput_ratio")
+    assert 0.2 < share < 1.0, share
+    assert rows[("traces-sprout", "lte", "vegas-below-sprout", "fraction_owd_p95")]["paper"] == 1.0
+    assert rows[("traces-sprout", "lte", "proprate-low-above-sprout", "fraction_throughput")]["ours"] in (0.0, 1.0)
 
     # The receive-window ablation: the explicit default buffer reproduces the traces rows, and
     # Linux's default tcp_rmem (87380 B) shortens CUBIC's delay on the outage trace as well.
@@ -147,6 +161,11 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     a = "ATT-LTE-driving"
     assert get(dt, a, "target-50ms", "owd_p95_ms") < get(dt, a, "target-100ms", "owd_p95_ms") < get(dt, a, "target-200ms", "owd_p95_ms")
     assert get(dt, a, "target-50ms", "throughput_mbps") < get(dt, a, "target-200ms", "throughput_mbps")
+    # Sprout's pairs of Figure 6.9: against itself and against CUBIC, both orders.
+    for pair in ("sprout-then-sprout", "sprout-then-cubic", "cubic-then-sprout"):
+        assert t9(pair, "x_throughput_mbps") > 0 and t9(pair, "y_throughput_mbps") > 0, pair
+    for m in ("share_when_first_median", "share_when_second_median"):
+        assert 0 < get("fig6.9-trace-friendliness", "all", "sprout-vs-cubic", m) < 1
 
     # Rows that disagree with the thesis carry a note (checked for every row in _rows).
     assert any(r.get("consistent") is False for r in rows.values())

@@ -234,7 +234,7 @@ def test_override_can_repair_an_invalid_file():
         ),
         (
             "flows.0.cc=cubc",
-            '<dict>: flows[0].cc (set by --set flows.0.cc=cubc): unknown value "cubc" (did you mean "cubic"?); expected one of "newreno", "cubic", "vegas", "westwood", "rre", "proprate-high", "proprate-low", "rre-table6.1", "proprate", "sprout-rate", "proprate-target", "proteus-rate"',
+            '<dict>: flows[0].cc (set by --set flows.0.cc=cubc): unknown value "cubc" (did you mean "cubic"?); expected one of "newreno", "cubic", "vegas", "westwood", "rre", "proprate-high", "proprate-low", "rre-table6.1", "proprate", "sprout-rate", "proprate-target", "proteus-rate", "sprout"',
         ),
         (
             "topology.downlink.rat=5Mbit/s",

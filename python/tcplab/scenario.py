@@ -262,6 +262,7 @@ TCP_KEYS = [
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
     "loss_detection", "pipe_rule", "window_granularity", "proprate_target_delay",
     "proteus_window", "proteus_history", "proteus_threshold", "proteus_k_fill", "proteus_k_drain",
+    "sprout_target_delay",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -626,6 +627,7 @@ class _Parser:
             "sprout_threshold": ("sprout_threshold", c.time(allow_zero=False)),
             "sprout_k_fill": ("sprout_k_fill", self._gain(above_one=True)),
             "sprout_k_drain": ("sprout_k_drain", self._gain(above_one=False)),
+            "sprout_target_delay": ("sprout_target_delay", c.time(allow_zero=False)),
             "frto": ("frto", c.boolean),
             "ecn": ("ecn", c.boolean),
             "cubic_variant": ("cubic_variant", c.choice(variants()["cubic_variant"])),

@@ -1,6 +1,7 @@
 //! The TCP segment model (RFC 9293 section 3.1) with the options tcplab speaks:
 //! MSS, window scale and timestamps (RFC 7323), SACK (RFC 2018), and the AFC option
-//! (AFC paper section 4.1.1), and ECN's TCP flags and IP codepoint (RFC 3168). Payload
+//! (AFC paper section 4.1.1), Sprout's forecast option (ours, see
+//! [`SproutForecastOption`]), and ECN's TCP flags and IP codepoint (RFC 3168). Payload
 //! bytes are virtual (see [`payload_tag`]).
 
 use crate::seq::SeqNo;
@@ -146,9 +147,101 @@ pub struct TcpOptions {
     pub afc_permitted: bool,
     /// The receiver's smoothed application read rate in kbit/s (AFC section 4.1.1).
     pub afc_rate_kbps: Option<u32>,
+    /// Sprout-permitted, sent on SYN and SYN-ACK by an end whose `cc` is `sprout`
+    /// ([`SproutForecastOption`]).
+    pub sprout_permitted: bool,
+    /// A Sprout forecast option is present (`cc = "sprout"`); read it with
+    /// [`TcpOptions::sprout`]. Its 13 bytes are kept in `sack_blocks[2..4]`, which the
+    /// option space never lets a segment carrying it use (40 - 17 bytes leave room for at
+    /// most two SACK blocks): `Segment` keeps its size, and copying it stays a few vector
+    /// moves rather than a `memcpy` call (the per-packet cost is measured on
+    /// `bench/ns3-compare/p2p-1.toml`).
+    pub sprout_present: bool,
 }
 
+/// Sprout's forecast as a TCP option: Winstein, Sivaraman and Balakrishnan (NSDI 2013),
+/// section 4 ("the receiver sends the forecast to the sender"; the public implementation
+/// carries it in its own datagram header, `DeliveryForecast`). Ours, an RFC 6994
+/// experimental option (kind 253, ExID 0x5350, "SP"), 17 bytes:
+///
+/// | bytes | field |
+/// |---|---|
+/// | 1 | kind 253 |
+/// | 1 | length 17 |
+/// | 2 | ExID 0x5350 |
+/// | 1 | `seq`: the receiver's tick number (mod 256) the forecast was made at |
+/// | 4 | `received`: the highest stream offset received so far (mod 2^32) |
+/// | 8 | `deltas`: the forecast, packets per tick over the next 8 ticks |
+///
+/// `deltas[i]` is `c[i] - c[i-1]` where `c[i]` is the cautious (5th percentile) forecast of
+/// the packets delivered over the next `i + 1` ticks (`c[-1] = 0`); the cumulative counts are
+/// non-decreasing, so the increments are never negative, and one byte each holds them
+/// (saturating at 255 packets per tick, more than the forecaster's bins can reach at its
+/// default 1000 packets/s and 20 ms ticks). `received` is the sequence-space form of
+/// Sprout's "received or lost" count: everything below the highest byte received has been
+/// received or lost (Sprout's receiver drops older holes the same way, with its throwaway
+/// window). Negotiated with a 4-byte Sprout-permitted option (kind 253, length 4, the same
+/// ExID) on the SYN and SYN-ACK: a peer that does not echo it gets no forecast.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default, Debug, Serialize, Deserialize)]
+pub struct SproutForecastOption {
+    pub seq: u8,
+    received: u32,
+    pub deltas: [u8; SPROUT_FORECAST_TICKS],
+}
+
+impl SproutForecastOption {
+    pub fn new(seq: u8, received: u32, deltas: [u8; SPROUT_FORECAST_TICKS]) -> Self {
+        SproutForecastOption {
+            seq,
+            received,
+            deltas,
+        }
+    }
+    /// The highest stream offset received, mod 2^32.
+    pub fn received(&self) -> u32 {
+        self.received
+    }
+}
+
+/// The forecast's horizon in ticks (Sprout's `NUM_TICKS`).
+pub const SPROUT_FORECAST_TICKS: usize = 8;
+/// RFC 6994 experiment identifier of Sprout's options ("SP").
+pub const SPROUT_EXID: u16 = 0x5350;
+/// Wire length of the forecast option.
+pub const SPROUT_OPTION_LEN: usize = 5 + 4 + SPROUT_FORECAST_TICKS;
+
 impl TcpOptions {
+    /// Sprout's forecast option, if present.
+    #[inline]
+    pub fn sprout(&self) -> Option<SproutForecastOption> {
+        if !self.sprout_present {
+            return None;
+        }
+        let (a, b) = (self.sack_blocks[2], self.sack_blocks[3]);
+        let d = ((b.start.0 as u64) << 32 | b.end.0 as u64).to_be_bytes();
+        Some(SproutForecastOption::new(a.end.0 as u8, a.start.0, d))
+    }
+    /// Sets (or clears) Sprout's forecast option. Set it before pushing SACK blocks: it
+    /// takes the option space (and the storage) of the third and fourth.
+    #[inline]
+    pub fn set_sprout(&mut self, f: Option<SproutForecastOption>) {
+        debug_assert!(
+            self.sack_len <= 2,
+            "Sprout's option goes in before the SACK blocks"
+        );
+        self.sprout_present = f.is_some();
+        if let Some(f) = f {
+            let d = u64::from_be_bytes(f.deltas);
+            self.sack_blocks[2] = SackBlock {
+                start: SeqNo(f.received),
+                end: SeqNo(f.seq as u32),
+            };
+            self.sack_blocks[3] = SackBlock {
+                start: SeqNo((d >> 32) as u32),
+                end: SeqNo(d as u32),
+            };
+        }
+    }
     pub fn sack(&self) -> &[SackBlock] {
         &self.sack_blocks[..self.sack_len as usize]
     }
@@ -188,6 +281,12 @@ impl TcpOptions {
         }
         if self.afc_rate_kbps.is_some() {
             n += 8; // kind, len, ExID, 4-byte rate
+        }
+        if self.sprout_permitted {
+            n += 4; // kind, len, 2-byte ExID (RFC 6994)
+        }
+        if self.sprout_present {
+            n += SPROUT_OPTION_LEN;
         }
         n
     }
@@ -285,6 +384,47 @@ mod tests {
         }
         // 10 (TS) + 2 + 24 = 36 bytes.
         assert_eq!(o.wire_len(), 36);
+    }
+
+    #[test]
+    fn sprout_option_takes_17_bytes_and_leaves_room_for_one_sack_block() {
+        let mut o = TcpOptions {
+            timestamps: Some(Timestamps::default()),
+            ..Default::default()
+        };
+        o.set_sprout(Some(SproutForecastOption::new(
+            7,
+            0xdead_beef,
+            [1, 2, 3, 4, 5, 6, 7, 255],
+        )));
+        // 10 (TS) + 17 = 27, padded to 28.
+        assert_eq!(o.wire_len(), 28);
+        assert_eq!(o.max_sack_blocks(), 1);
+        assert!(o.push_sack(SackBlock::default()));
+        assert!(!o.push_sack(SackBlock::default()));
+        // 27 + 10 = 37, padded to 40: the option space is full.
+        assert_eq!(o.wire_len(), 40);
+        // The block pushed and the option do not overwrite each other.
+        assert_eq!(o.sack(), &[SackBlock::default()]);
+        assert_eq!(
+            o.sprout(),
+            Some(SproutForecastOption::new(
+                7,
+                0xdead_beef,
+                [1, 2, 3, 4, 5, 6, 7, 255]
+            ))
+        );
+        // Without timestamps two blocks fit beside it, never a third.
+        let mut o = TcpOptions::default();
+        o.set_sprout(Some(SproutForecastOption::default()));
+        assert_eq!(o.max_sack_blocks(), 2);
+        // Segment keeps the size it had before Sprout (a copy stays inline moves).
+        assert_eq!(std::mem::size_of::<Segment>(), 88);
+        let syn = TcpOptions {
+            sprout_permitted: true,
+            ..Default::default()
+        };
+        assert_eq!(syn.wire_len(), 4);
     }
 
     #[test]

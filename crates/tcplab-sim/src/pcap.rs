@@ -4,7 +4,9 @@
 //! the IP ECN field and the TCP ECE/CWR flags are those of RFC 3168 (sections 5 and 6.1).
 
 use std::io::{self, Write};
-use tcplab_core::segment::{kind, pattern_byte, IPV4_HEADER_LEN, TCP_HEADER_LEN};
+use tcplab_core::segment::{
+    kind, pattern_byte, IPV4_HEADER_LEN, SPROUT_EXID, SPROUT_OPTION_LEN, TCP_HEADER_LEN,
+};
 use tcplab_core::{Instant, Segment, TcpOptions};
 
 /// pcap magic for nanosecond timestamps (written little-endian like any native writer).
@@ -217,6 +219,26 @@ fn write_options(o: &TcpOptions, out: &mut [u8]) {
             r[3],
         ]);
     }
+    // Sprout's options (`segment::SproutForecastOption` documents the layout).
+    let exid = SPROUT_EXID.to_be_bytes();
+    if o.sprout_permitted {
+        ow.put(&[kind::EXPERIMENTAL, 4, exid[0], exid[1]]);
+    }
+    if let Some(f) = o.sprout() {
+        let r = f.received().to_be_bytes();
+        ow.put(&[
+            kind::EXPERIMENTAL,
+            SPROUT_OPTION_LEN as u8,
+            exid[0],
+            exid[1],
+            f.seq,
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+        ]);
+        ow.put(&f.deltas);
+    }
     ow.nops(ow.slack);
     debug_assert_eq!(
         ow.w,
@@ -254,6 +276,8 @@ fn raw_len(o: &TcpOptions) -> usize {
         + 10 * o.timestamps.is_some() as usize
         + 4 * o.afc_permitted as usize
         + 8 * o.afc_rate_kbps.is_some() as usize
+        + 4 * o.sprout_permitted as usize
+        + SPROUT_OPTION_LEN * o.sprout_present as usize
         + if o.sack_len > 0 {
             2 + 8 * o.sack_len as usize
         } else {
@@ -286,6 +310,7 @@ fn checksum(data: &[u8], acc: u64) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tcplab_core::segment::SproutForecastOption;
     use tcplab_core::{Flags, SackBlock, SeqNo, Timestamps};
 
     const SRC: ([u8; 4], u16) = ([10, 0, 0, 1], 5001);
@@ -472,7 +497,7 @@ mod tests {
 
     #[test]
     fn every_option_combination_fills_wire_len_exactly() {
-        for bits in 0u32..128 {
+        for bits in 0u32..512 {
             let mut o = TcpOptions::default();
             let b = |i: u32| bits & (1 << i) != 0;
             o.mss = b(0).then_some(1400);
@@ -481,6 +506,8 @@ mod tests {
             o.timestamps = b(3).then_some(Timestamps::default());
             o.afc_permitted = b(4);
             o.afc_rate_kbps = b(5).then_some(1);
+            o.sprout_permitted = b(7);
+            o.set_sprout(b(8).then_some(SproutForecastOption::new(3, 0x0102_0304, [9; 8])));
             if b(6) {
                 while o.push_sack(SackBlock::default()) {}
             }
@@ -498,8 +525,19 @@ mod tests {
             assert_eq!(n(5), (o.sack_len > 0) as usize);
             assert_eq!(
                 n(253),
-                o.afc_permitted as usize + o.afc_rate_kbps.is_some() as usize
+                o.afc_permitted as usize
+                    + o.afc_rate_kbps.is_some() as usize
+                    + o.sprout_permitted as usize
+                    + o.sprout_present as usize
             );
+            if o.sprout_present {
+                let body = parsed
+                    .iter()
+                    .find(|(k, v)| *k == 253 && v.len() == SPROUT_OPTION_LEN - 2)
+                    .map(|(_, v)| v.clone())
+                    .unwrap();
+                assert_eq!(body, [0x53, 0x50, 3, 1, 2, 3, 4, 9, 9, 9, 9, 9, 9, 9, 9]);
+            }
         }
     }
 

@@ -554,6 +554,15 @@ fn check_tcp(at: &str, c: &tcplab_core::tcp::TcpConfig) -> Result<(), String> {
             at, c.proteus_k_drain
         ));
     }
+    // Sprout's window looks at most 8 ticks of 20 ms ahead (rate::sprout).
+    if c.sprout_target_delay < Duration::from_millis(20)
+        || c.sprout_target_delay > Duration::from_millis(160)
+    {
+        return Err(format!(
+            "{}.sprout_target_delay: must be between 20 ms and 160 ms (1 to 8 of Sprout's 20 ms ticks)",
+            at
+        ));
+    }
     Ok(())
 }
 

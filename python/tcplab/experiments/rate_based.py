@@ -50,6 +50,12 @@ CH6 = ["cubic", "newreno", "vegas", "westwood", "rre", "proprate-high", "proprat
 #: The `cc` each chapter-6 variant runs: chapter 6's RRE is Table 6.1's row (T = 40 ms,
 #: sigma = (1 -+ 20/(40 + RTT)) rho, 6.2.1), not chapter 5's packet-based RRE.
 CH6_CC = {"rre": "rre-table6.1"}
+#: The forecasting algorithms of 6.1.3 on the traces: Sprout-Rate (the thesis's port) and
+#: Sprout itself (its baseline, `cc = "sprout"`: the receiver's forecast back in a TCP option).
+TRACE_EXTRA = ["sprout-rate", "sprout"]
+#: The LTE traces (the Sprout paper's claims are about its LTE and 3G traces; its Figure 1 is
+#: Verizon LTE).
+LTE = ["ATT-LTE-driving", "ATT-LTE-driving-2016", "TMobile-LTE-short", "Verizon-LTE-short"]
 
 
 #: Figures 6.1-6.4 also show PROTEUS-Rate (6.1.2; its training period excluded).
@@ -435,7 +441,7 @@ def traces(ctx: Context, rep: Report) -> dict[tuple[str, str], dict[str, float]]
     """Figures 6.1-6.4: throughput and one-way delay per trace and algorithm."""
     names = ["Verizon-LTE-short", "TMobile-UMTS-driving"] if ctx.quick else TRACES
     dur = "20s" if ctx.quick else "90s"
-    ccs = CH6_TRACES
+    ccs = CH6_TRACES + TRACE_EXTRA
     # PROTEUS-Rate's runs record their time series, for the rows after its training period.
     ts = lambda cc: {"record.timeseries": True} if cc == "proteus-rate" else {}  # noqa: E731
     jobs = [ctx.scenario(P, "trace", {**_trace_overrides(t), "flows.0.cc": _ch6_cc(cc), "duration": dur, **ts(cc)})
@@ -510,7 +516,56 @@ def traces(ctx: Context, rep: Report) -> dict[tuple[str, str], dict[str, float]]
             note=Note("thesis section 6.2.2: PropRate (high) achieves 'high throughputs that are relatively close to the "
                       "optimal value'.")),
     ]
+    _sprout_claims(rep, names, out)
     return out
+
+
+def _sprout_claims(rep: Report, names: list[str], out: dict[tuple[str, str], dict[str, float]]) -> None:
+    """Sprout (`cc = "sprout"`) on its own terms (Winstein et al., NSDI 2013) and as the thesis
+    describes it (6.2.2), on the LTE traces of this run."""
+    lte = [t for t in names if t in LTE]
+    prop = 20.0  # ms each way (trace.toml)
+    said_target = Note("Sprout paper, Figure 1's caption: Sprout 'tries to keep each packet's delay less than 100 ms "
+                       "with {conf} probability' (its self-inflicted delay: ours is the one-way delay's 95th percentile "
+                       "less the {prop} propagation delay; our Sprout's target and confidence are its "
+                       "sprout_target_delay and sprout_percentile); its abstract: current protocols 'build up "
+                       "multi-second queues'.", prop=Fact(prop, "ms"), conf=Fact(95, "%"))
+    for t in lte:
+        sp, cu = out[(t, "sprout")], out[(t, "cubic")]
+        rep.rows.append(Row("traces-sprout", t, "sprout", "owd_p95_minus_propagation_ms", "ms",
+                            round(sp["owd_p95_ms"] - prop, 3), paper=Claim.at_most(100), note=said_target))
+        rep.rows.append(Row("traces-sprout", t, "cubic-vs-sprout", "owd_p95_ratio", "",
+                            round(cu["owd_p95_ms"] / max(sp["owd_p95_ms"], 1e-9), 3),
+                            note=Note("Sprout paper, abstract: Sprout keeps delay low where TCP's queues grow to "
+                                      "seconds; no ratio against plain CUBIC is stated (its comparison is with CUBIC "
+                                      "over CoDel).")))
+        rep.rows.append(Row("traces-sprout", t, "sprout-vs-cubic", "throughput_ratio", "",
+                            round(sp["throughput_mbps"] / max(cu["throughput_mbps"], 1e-9), 4),
+                            note=Note("Sprout paper, abstract: Sprout 'matched or outperformed TCP Cubic running over "
+                                      "the CoDel active queue management algorithm'; against CUBIC over a drop-tail "
+                                      "buffer it gives up throughput for delay (thesis section 6.2.2: Sprout and Vegas 'had "
+                                      "relatively low throughputs').")))
+    if not lte:
+        return
+    # Thesis 6.2.2: "Vegas outperformed Sprout in terms of latency for all the traces"; "PropRate (low) is able to
+    # achieve low delays comparable to Sprout and Vegas, but at a higher throughput".
+    vegas_lower = [out[(t, "vegas")]["owd_p95_ms"] < out[(t, "sprout")]["owd_p95_ms"] for t in lte]
+    lo_more = [out[(t, "proprate-low")]["throughput_mbps"] > out[(t, "sprout")]["throughput_mbps"] for t in lte]
+    cubic_ratio = [out[(t, "cubic")]["owd_p95_ms"] / max(out[(t, "sprout")]["owd_p95_ms"], 1e-9) for t in lte]
+    share = [out[(t, "sprout")]["throughput_mbps"] / max(out[(t, "cubic")]["throughput_mbps"], 1e-9) for t in lte]
+    rep.rows += [
+        Row("traces-sprout", "lte", "cubic-vs-sprout", "owd_p95_ratio_min", "", round(min(cubic_ratio), 3)),
+        Row("traces-sprout", "lte", "sprout-vs-cubic", "throughput_ratio_median", "", round(_median(share), 4)),
+        Row("traces-sprout", "lte", "vegas-below-sprout", "fraction_owd_p95", "", sum(vegas_lower) / len(lte),
+            paper=Claim.value(1.0),
+            note=Note("thesis section 6.2.2: 'Vegas outperformed Sprout in terms of latency for all the traces' (its "
+                      "traces, where Sprout is the authors' UDP implementation); ours is Sprout over TCP, on the "
+                      "Mahimahi LTE traces.")),
+        Row("traces-sprout", "lte", "proprate-low-above-sprout", "fraction_throughput", "", sum(lo_more) / len(lte),
+            paper=Claim.value(1.0),
+            note=Note("thesis section 6.2.2: PropRate (low) achieves 'low delays comparable to Sprout and Vegas, but at "
+                      "a higher throughput'.")),
+    ]
 
 
 def outage_receive_window(ctx: Context, rep: Report) -> None:
@@ -1045,8 +1100,8 @@ def frontier_proteus(ctx: Context, rep: Report) -> None:
 def trace_friendliness(ctx: Context, rep: Report) -> None:
     """Figure 6.9: flow X, then flow Y 30 s later, on one trace; throughputs over the last 30 s."""
     names = ["Verizon-LTE-short"] if ctx.quick else ["Verizon-LTE-short", "TMobile-LTE-short"]
-    same = ["cubic", "proprate-high", "proprate-low", "vegas"]
-    vs_cubic = ["proprate-high", "proprate-low", "vegas"]
+    same = ["cubic", "proprate-high", "proprate-low", "vegas", "sprout"]
+    vs_cubic = ["proprate-high", "proprate-low", "vegas", "sprout"]
     pairs = [(a, a) for a in same] + [(a, "cubic") for a in vs_cubic] + [("cubic", a) for a in vs_cubic]
     jobs = [
         ctx.scenario(P, "trace-friendliness", {**_trace_overrides(t), "flows.0.cc": a, "flows.1.cc": b})
@@ -1085,6 +1140,11 @@ def trace_friendliness(ctx: Context, rep: Report) -> None:
                 "reduced, though PropRate still achieves slightly higher throughputs than Sprout and Vegas'; with CUBIC "
                 "second PropRate obtains 'a significantly larger share of the available bandwidth than that in the "
                 "earlier case' (no number).")
+        if cc == "sprout":
+            said = ("thesis section 6.2.6: with CUBIC first 'the throughput of the other algorithm is significantly "
+                    "reduced, though PropRate still achieves slightly higher throughputs than Sprout and Vegas'; 'If the "
+                    "CUBIC flow were to start later, then PropRate and Sprout are able to obtain a significantly larger "
+                    "share' (no number).")
         if cc.startswith("proprate") and m1 is not None and m2 is not None and m1 < 1.2 * m2:
             said += (" Not reproduced: our PropRate's share over the last {w} is about the same whichever flow "
                      "started first ({m1:.0%} first, {m2:.0%} second). The thesis gives neither its buffer size nor its "
@@ -1122,8 +1182,9 @@ def reproduce(ctx: Context) -> Report:
              "the receiver's TSval. Vegas follows Linux's tcp_vegas (the thesis's baseline).",
              dq=Fact(2000, "packets"), uq=Fact(1, "MB"), rtt=Fact(100, "ms"), prop=Fact(20, "ms"), tq=Fact(1, "MB"),
              dur=Fact(20 if ctx.quick else 90, "s"), mss=Fact(1448, "byte"), tick=Fact(1, "ms")),
-        "Not reproduced: Sprout (not in tcplab yet), so its points in Figures 6.8(c) and 6.9; "
-        "the thesis's own ISP A/B/C traces "
+        "Not reproduced: the confidence sweep of Sprout itself in Figure 6.8(c) (Sprout-Rate's is the "
+        "`frontier-sprout` rows; Sprout is on the traces, the `traces` and `traces-sprout` rows, and in "
+        "Figure 6.9); the thesis's own ISP A/B/C traces "
         "(the Mahimahi traces stand in, as in its Figure 6.4; ATT-LTE-driving stands in for ISP C's mobile trace, "
         "the two 'short' traces for its stationary ones); "
         "the Linux-kernel and live-network experiments (sections 5.2.8 and 6.2.7).",

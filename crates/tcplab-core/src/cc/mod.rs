@@ -12,7 +12,9 @@ pub mod vegas_ns2;
 pub mod westwood;
 
 use crate::rate::pacer::Rounding;
-use crate::rate::{proprate, proprate_target, proteus_rate, rre, sprout_rate, RateFramework};
+use crate::rate::{
+    proprate, proprate_target, proteus_rate, rre, sprout, sprout_rate, RateFramework,
+};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::TcpConfig;
 use crate::time::{Duration, Instant};
@@ -186,6 +188,13 @@ pub enum CcKind {
     /// 500 ms window's throughput as rho, with the flow's `proteus_*` keys.
     #[serde(rename = "proteus-rate")]
     ProteusRate,
+    /// Sprout itself (Winstein et al., NSDI 2013; the thesis' baseline, 6.1.3): the
+    /// receiver's stochastic forecast on 20 ms ticks, sent back in our TCP option, and a
+    /// window of the forecast over `sprout_target_delay` minus the estimated queue
+    /// (`rate::sprout`). Both ends must offer the option (both `cc = "sprout"`); without
+    /// it the sender falls back to CUBIC.
+    #[serde(rename = "sprout")]
+    Sprout,
 }
 
 impl CcKind {
@@ -256,6 +265,20 @@ pub enum Cc {
     SproutRate(Box<RateFramework<sprout_rate::SproutRate>>),
     PropRateTarget(Box<RateFramework<proprate_target::PropRateTarget>>),
     ProteusRate(Box<RateFramework<proteus_rate::ProteusRate>>),
+    Sprout(Box<sprout::Sprout>),
+}
+
+/// Sprout's parameters from the flow's keys (both halves read them: the receiver's
+/// forecaster and the sender's window). The tick is the original's 20 ms, not
+/// `sprout_tick` (Sprout-Rate's 100 ms port): the option carries eight ticks' forecast and
+/// the target delay is counted in them.
+pub fn sprout_config(cfg: &TcpConfig) -> sprout::SproutConfig {
+    let mut c = sprout::SproutConfig::original();
+    c.forecast.percentile = cfg.sprout_percentile / 100.0;
+    c.forecast.sigma = cfg.sprout_sigma;
+    c.forecast.max_rate = cfg.sprout_max_rate;
+    c.target_delay = cfg.sprout_target_delay;
+    c
 }
 
 impl Cc {
@@ -349,9 +372,28 @@ impl Cc {
                     cfg.proteus_k_drain,
                 )),
             ))),
+            CcKind::Sprout => Cc::Sprout(Box::new(sprout::Sprout::new(
+                sprout_config(cfg),
+                mss,
+                initial_cwnd_bytes,
+            ))),
         };
         cc.set_abc_limit(cfg.abc_limit_pkts);
         cc
+    }
+
+    /// Whether this controller may ask for a tick ([`CongestionControl::next_tick`]): the
+    /// rate-based framework and Sprout. The endpoint asks the others nothing on every input.
+    pub fn has_tick(&self) -> bool {
+        matches!(
+            self,
+            Cc::Rre(_)
+                | Cc::PropRate(_)
+                | Cc::SproutRate(_)
+                | Cc::PropRateTarget(_)
+                | Cc::ProteusRate(_)
+                | Cc::Sprout(_)
+        )
     }
 
     /// Rate-based controllers: inject a seeded error of coefficient of variation `cv` into
@@ -386,7 +428,8 @@ impl Cc {
             | Cc::PropRate(_)
             | Cc::SproutRate(_)
             | Cc::PropRateTarget(_)
-            | Cc::ProteusRate(_) => {}
+            | Cc::ProteusRate(_)
+            | Cc::Sprout(_) => {}
         }
     }
 
@@ -443,6 +486,7 @@ macro_rules! dispatch {
             Cc::SproutRate($c) => $e,
             Cc::PropRateTarget($c) => $e,
             Cc::ProteusRate($c) => $e,
+            Cc::Sprout($c) => $e,
         }
     };
 }
@@ -487,6 +531,7 @@ impl CongestionControl for Cc {
             (Cc::SproutRate(c), Cc::SproutRate(p)) => c.on_spurious_timeout(now, p),
             (Cc::PropRateTarget(c), Cc::PropRateTarget(p)) => c.on_spurious_timeout(now, p),
             (Cc::ProteusRate(c), Cc::ProteusRate(p)) => c.on_spurious_timeout(now, p),
+            (Cc::Sprout(c), Cc::Sprout(p)) => c.on_spurious_timeout(now, p),
             _ => {}
         }
     }

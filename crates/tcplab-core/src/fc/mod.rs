@@ -166,6 +166,7 @@ impl ReceiverPolicy for Fc {
     fn on_data(&mut self, now: Instant, d: &DataArrival, v: &RcvView) {
         dispatch!(self, p => p.on_data(now, d, v))
     }
+    #[inline]
     fn on_read(&mut self, now: Instant, n: u64, v: &RcvView, established: bool) -> ReadAction {
         dispatch!(self, p => p.on_read(now, n, v, established))
     }

@@ -43,6 +43,7 @@ pub mod proprate_target;
 pub mod proteus_rate;
 pub mod proteus_tree;
 pub mod rre;
+pub mod sprout;
 pub mod sprout_forecast;
 pub mod sprout_rate;
 

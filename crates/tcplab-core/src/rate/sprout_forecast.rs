@@ -43,6 +43,9 @@
 //! - The count table is computed for the one horizon the sender uses (8 ticks) rather than
 //!   for each of 1..8 (the implementation's 90 s start-up, thesis 6.1.3), and shared by every
 //!   flow with the same parameters; a flow holds only its belief (bins + 1 numbers).
+//!   Sprout itself (`rate::sprout`) needs every horizon 1..8 (its sender reads the forecast
+//!   as cumulative counts tick by tick): `all_horizons` keeps the CDF after each tick of the
+//!   same construction, so one row holds all eight.
 //! - Counts are rounded to whole packets as the implementation does (nearest, and a fraction
 //!   below one packet counts as one).
 //!
@@ -69,6 +72,9 @@ pub struct SproutForecastConfig {
     pub horizon_ticks: u32,
     /// The forecast's quantile (0.05: "the 5th percentile", the paper's confidence).
     pub percentile: f64,
+    /// Forecast every horizon 1..=horizon_ticks (Sprout's cumulative counts), not only the
+    /// last (Sprout-Rate's).
+    pub all_horizons: bool,
 }
 
 impl Default for SproutForecastConfig {
@@ -83,6 +89,7 @@ impl Default for SproutForecastConfig {
             bins: 256,
             horizon_ticks: 8,
             percentile: 0.05,
+            all_horizons: false,
         }
     }
 }
@@ -98,7 +105,7 @@ impl SproutForecastConfig {
             self.horizon_ticks as u64,
             // The percentile is not part of the tables: flows that differ only in it share
             // them.
-            0,
+            self.all_horizons as u64,
         ]
     }
 
@@ -191,6 +198,10 @@ struct Model {
     /// built on first use (`row`).
     cdf: Vec<OnceLock<Box<[f64]>>>,
     cdf_len: usize,
+    /// Where the CDF of horizon h (1-based) starts in a row, and its length (h x cap + 1);
+    /// only the last horizon's unless `all_horizons`.
+    segments: Vec<(usize, usize)>,
+    row_len: usize,
     /// Per state, the Poisson pmf of one tick's count over 0..cap, the last entry the tail.
     pois: Vec<f64>,
     /// Per state, the range of counts whose pmf is at least NEGLIGIBLE x 1e-3.
@@ -257,6 +268,14 @@ impl Model {
         let cap = (top + 5.0 * top.sqrt()).ceil() as usize + 2;
         let horizon = cfg.horizon_ticks.max(1) as usize;
         let cdf_len = horizon * cap + 1;
+        let mut segments = Vec::new();
+        let mut row_len = 0;
+        for h in 1..=horizon {
+            if cfg.all_horizons || h == horizon {
+                segments.push((row_len, h * cap + 1));
+                row_len += h * cap + 1;
+            }
+        }
         let ln_fact = LnFactorial::new(cdf_len.max(1024));
         let mut kernel_below = vec![0.0; kernel.len() + 1];
         let mut kernel_above = vec![0.0; kernel.len() + 1];
@@ -276,6 +295,8 @@ impl Model {
             escape,
             cdf: (0..n + 1).map(|_| OnceLock::new()).collect(),
             cdf_len,
+            segments,
+            row_len,
             pois: Vec::new(),
             pois_support: Vec::new(),
             cap,
@@ -404,6 +425,9 @@ impl Model {
         comp[s] = 1.0;
         cum[0] = 1.0;
         let mut len = 1;
+        let mut out = vec![0.0; self.row_len];
+        let mut seg = self.segments.iter();
+        let mut next_seg = seg.next();
         for tick_no in 0..self.horizon {
             tick.iter_mut().for_each(|x| *x = 0.0);
             for (j, &p) in comp.iter().enumerate() {
@@ -429,17 +453,22 @@ impl Model {
             }
             len += cap;
             cum[..len].copy_from_slice(&acc[..len]);
+            if let Some(&(at, n)) = next_seg.filter(|&&(_, n)| n == len) {
+                // This horizon's CDF (the counts of tick_no + 1 ticks).
+                let mut run = 0.0;
+                for (o, &x) in out[at..at + n].iter_mut().zip(&cum[..n]) {
+                    run += x;
+                    *o = run;
+                }
+                next_seg = seg.next();
+            }
             if tick_no + 1 < self.horizon {
                 self.evolve(&comp, &mut next);
                 std::mem::swap(&mut comp, &mut next);
             }
         }
-        let mut run = 0.0;
-        for x in cum.iter_mut() {
-            run += *x;
-            *x = run;
-        }
-        cum.into_boxed_slice()
+        debug_assert!(next_seg.is_none() && len == len_max);
+        out.into_boxed_slice()
     }
 }
 
@@ -495,6 +524,8 @@ pub struct SproutForecast {
     scratch: Vec<f64>,
     /// The cautious forecast, packets over the horizon.
     forecast: u64,
+    /// With `all_horizons`: the cautious forecast over 1, 2, ... horizon ticks.
+    cumulative: Vec<u64>,
     observed: bool,
 }
 
@@ -515,6 +546,7 @@ impl SproutForecast {
     pub fn new(cfg: SproutForecastConfig) -> Self {
         let percentile = cfg.percentile.clamp(1e-9, 1.0);
         let model = shared_model(cfg);
+        let horizons = model.segments.len();
         let ns = model.states();
         // No forecast before the first observation (the sender has no rate estimate yet,
         // and the flat prior's would need the whole count table).
@@ -524,6 +556,7 @@ impl SproutForecast {
             belief: vec![1.0 / ns as f64; ns],
             scratch: vec![0.0; ns],
             forecast: 0,
+            cumulative: vec![0; horizons],
             observed: false,
         }
     }
@@ -546,6 +579,13 @@ impl SproutForecast {
     /// probability 1 - percentile at least.
     pub fn forecast_packets(&self) -> u64 {
         self.forecast
+    }
+
+    /// With `all_horizons`: the cautious forecast of the packets delivered over the next
+    /// 1, 2, ..., `horizon_ticks` ticks (each with probability 1 - percentile at least;
+    /// non-decreasing). Without it, only the last.
+    pub fn cumulative_forecast(&self) -> &[u64] {
+        &self.cumulative
     }
 
     /// Whether any tick has been observed (counted, or censored with a positive count).
@@ -611,7 +651,10 @@ impl SproutForecast {
             self.observe(o);
         }
         if self.observed {
-            self.forecast = self.quantile();
+            for i in 0..self.cumulative.len() {
+                self.cumulative[i] = self.quantile_of(i);
+            }
+            self.forecast = *self.cumulative.last().unwrap_or(&0);
         }
     }
 
@@ -627,15 +670,21 @@ impl SproutForecast {
 
     /// The smallest count c with P(cumulative count <= c) >= percentile under the belief
     /// (the implementation's `lower_quantile`), by bisection over the shared CDF table.
+    #[cfg(test)]
     fn quantile(&self) -> u64 {
+        self.quantile_of(self.model.segments.len() - 1)
+    }
+
+    /// The quantile over the horizon of the row's segment `k` (module docs).
+    fn quantile_of(&self, k: usize) -> u64 {
         let m = &self.model;
-        let len = m.cdf_len;
+        let (at, len) = m.segments[k];
         let f = |c: usize| -> f64 {
             self.belief
                 .iter()
                 .enumerate()
                 .filter(|(_, &b)| b >= NEGLIGIBLE)
-                .map(|(s, &b)| b * m.row(s)[c])
+                .map(|(s, &b)| b * m.row(s)[at + c])
                 .sum()
         };
         let (mut lo, mut hi) = (0usize, len - 1);
@@ -670,6 +719,7 @@ mod tests {
             bins: 2,
             horizon_ticks: 1,
             percentile: 0.05,
+            all_horizons: false,
         }
     }
 
@@ -863,6 +913,40 @@ mod tests {
         let b1 = g.forecast_packets();
         g.tick(None);
         assert!(g.forecast_packets() <= b1);
+    }
+
+    #[test]
+    fn all_horizons_forecast_is_cumulative_and_ends_at_the_single_horizon_forecast() {
+        // Sprout's 20 ms configuration: the eight cumulative forecasts rise with the horizon
+        // and the last equals the single-horizon forecaster's (the same construction).
+        let cfg = SproutForecastConfig {
+            all_horizons: true,
+            ..Default::default()
+        };
+        let mut f = SproutForecast::new(cfg);
+        let mut g = SproutForecast::new(SproutForecastConfig::default());
+        for _ in 0..50 {
+            f.tick(Some(Observation::Exact(10)));
+            g.tick(Some(Observation::Exact(10)));
+        }
+        let c = f.cumulative_forecast().to_vec();
+        assert_eq!(c.len(), 8);
+        assert!(c.windows(2).all(|w| w[0] <= w[1]), "{c:?}");
+        assert_eq!(c[7], g.forecast_packets());
+        assert_eq!(g.cumulative_forecast(), &[g.forecast_packets()]);
+        // 10 packets per 20 ms: the cautious one-tick count is below 10, eight ticks below 80.
+        assert!(c[0] < 10 && c[7] < 80 && c[7] > 40, "{c:?}");
+        // Each horizon's forecast is that of a single-horizon forecaster of that horizon.
+        for h in [1u32, 5] {
+            let mut one = SproutForecast::new(SproutForecastConfig {
+                horizon_ticks: h,
+                ..Default::default()
+            });
+            for _ in 0..50 {
+                one.tick(Some(Observation::Exact(10)));
+            }
+            assert_eq!(one.forecast_packets(), c[h as usize - 1], "horizon {h}");
+        }
     }
 
     #[test]

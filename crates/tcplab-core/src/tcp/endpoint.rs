@@ -4,12 +4,13 @@
 //! F-RTO (RFC 5682, `tcp::frto`), delayed ACKs and silly-window avoidance (RFC 1122 4.2.3),
 //! and ECN (RFC 3168 section 6.1: negotiation, ECT on new data, ECE/CWR).
 
-use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
+use crate::cc::{sprout_config, AckSample, Cc, CcKind, CongestionControl, CongestionEvent};
 use crate::fc::classic::WindowGranularity;
 use crate::fc::{
     afc::AfcReceiver, classic, rsfc, DataArrival, Fc, FcKind, RcvView, ReceiverPolicy, TsClocks,
 };
 use crate::rate::pacer::Pacer;
+use crate::rate::sprout::SproutReceiver;
 use crate::segment::{
     payload_tag, Ecn, Flags, SackBlock, Segment, TcpOptions, Timestamps, MAX_SACK_BLOCKS,
 };
@@ -295,6 +296,15 @@ pub struct Endpoint {
     /// it (only data sent after the reduction carries CWR back to the receiver, as Linux
     /// holds its CWR state until an ACK above `high_seq`), before another ECE counts.
     ecn_hold_until: Option<u64>,
+
+    // Sprout (`cc = "sprout"`, rate::sprout): both ends offered its option on the SYN.
+    sprout_peer_offered: bool,
+    sprout_ok: bool,
+    /// The receiver half: counts arrivals per 20 ms tick and forecasts (boxed: its belief
+    /// is allocated once per connection; `None` without Sprout).
+    sprout_rx: Option<Box<SproutReceiver>>,
+    /// `cc.has_tick()`, kept with the controller: `sync_timers` runs on every input.
+    cc_ticks: bool,
 }
 
 /// ns-2.35 TCP-Linux's `tcp_max_burst` (tcp/linux/ns-linux-param.c: 3), the segments
@@ -436,6 +446,10 @@ impl Endpoint {
             ece_pending: false,
             cwr_pending: false,
             ecn_hold_until: None,
+            sprout_peer_offered: false,
+            sprout_ok: false,
+            sprout_rx: None,
+            cc_ticks: false,
             cfg,
         }
     }
@@ -546,6 +560,9 @@ impl Endpoint {
         };
         self.ecn_ok = self.cfg.ecn && peer_ecn_setup;
         self.afc_accept_syn(o);
+        // Sprout's option is used only when both ends offer it (a classic peer ignores it).
+        self.sprout_peer_offered = o.sprout_permitted;
+        self.sprout_ok = self.cfg.cc == CcKind::Sprout && o.sprout_permitted;
         if let Some(ts) = o.timestamps {
             self.ts_recent = ts.tsval;
         }
@@ -589,16 +606,27 @@ impl Endpoint {
             // 4.3.4: "it does require the TCP timestamp option to be enabled"). Without the
             // option it falls back to CUBIC, the default it is meant to replace.
             CcKind::Cubic
+        } else if self.cfg.cc == CcKind::Sprout && !self.sprout_ok {
+            // Sprout's window needs the receiver's forecast: a peer that did not echo the
+            // option gets CUBIC, as the rate-based senders without timestamps.
+            CcKind::Cubic
         } else {
             self.cfg.cc
         };
         self.cc = Cc::with_config(kind, self.mss, iw, &self.cfg);
+        self.cc_ticks = self.cc.has_tick();
         self.cc.set_peer_ts_granularity(self.peer_ts_granularity);
         let (seed, component) = self.rng_seed;
         self.cc
             .set_rate_error(self.cfg.rate_error_cv, seed, component);
         self.fc = self.receiver_policy_for(now);
         self.sync_fc_timer();
+        if self.sprout_ok {
+            self.sprout_rx = Some(Box::new(SproutReceiver::new(
+                &sprout_config(&self.cfg),
+                self.mss,
+            )));
+        }
     }
 
     /// The receiver policy once the handshake is done (section 4.2.1 of the AFC paper:
@@ -792,6 +820,10 @@ impl Endpoint {
         }
         if !self.process_ack(now, seg) {
             return;
+        }
+        if let (Some(f), Cc::Sprout(s)) = (seg.options.sprout(), &mut self.cc) {
+            // The receiver's forecast and count, after the ACK updated the scoreboard.
+            s.on_forecast(now, &f, self.snd_nxt, self.sb.pipe());
         }
         self.process_data(now, seg, off);
     }
@@ -1428,15 +1460,17 @@ impl Endpoint {
         self.stats.fast_retransmits += 1;
         self.rack.probe_high = None;
         self.timers.disarm(Timer::LossProbe);
-        if self.snd_sack && !self.cfg.cc.is_rate_based() {
+        let own_window = self.cfg.cc.is_rate_based() || matches!(self.cc, Cc::Sprout(_));
+        if self.snd_sack && !own_window {
             let (flight, pipe) = (self.sb.flight_size(), self.sb.pipe());
             self.prr.enter(flight, pipe, prior_cwnd);
         } else {
             // Window inflation (below) without SACK; the rate-based senders pace themselves.
             self.prr.deactivate();
         }
-        if !self.snd_sack {
+        if !self.snd_sack && !matches!(self.cc, Cc::Sprout(_)) {
             // RFC 6582 3.2 step 2 / RFC 5681 3.2 step 3: cwnd = ssthresh + 3*SMSS.
+            // (Sprout's window is the forecast's, in recovery too.)
             self.recovery_cwnd = Some(self.cc.congestion_window() + 3 * self.mss as u64);
         }
     }
@@ -1503,6 +1537,18 @@ impl Endpoint {
         if len > 0 && self.ecn_ok {
             self.ecn_on_data(seg);
         }
+        if len > 0 {
+            if let Some(rx) = self.sprout_rx.as_deref_mut() {
+                // Every arrival counts (Sprout counts packets, not new bytes); PSH is the
+                // sender's "the flight ended here" (rate::sprout, "Censoring").
+                rx.on_data(
+                    now,
+                    len,
+                    (off.max(0) as u64) + len,
+                    seg.flags.contains(Flags::PSH),
+                );
+            }
+        }
         if self.fin_received {
             // Everything after the FIN is a retransmission: re-ACK (RFC 9293 3.10.7.4).
             self.ack_now = true;
@@ -1566,6 +1612,9 @@ impl Endpoint {
             if f == self.rcv_nxt && !self.fin_received {
                 self.fin_received = true;
                 self.ack_now = true;
+                if let Some(rx) = self.sprout_rx.as_deref_mut() {
+                    rx.stop();
+                }
             }
         }
         debug_assert_eq!(self.unique_accepted, self.rcv_nxt + self.reasm.ooo_bytes());
@@ -1626,6 +1675,17 @@ impl Endpoint {
             // Thesis 4.2.2: the rate module runs on its tick even when no ACK arrives (an
             // outage); a new rate takes effect at the next `poll_transmit`.
             self.cc.on_tick(now);
+        }
+        if self.timers.take_expired(Timer::SproutTick, now) {
+            if let Some(rx) = self.sprout_rx.as_deref_mut() {
+                rx.on_tick(now);
+                // Sprout's receiver sends its new forecast every tick: an ACK still held by
+                // the delayed-ACK rule goes now, so the count and forecast are at most a
+                // tick old (rate::sprout, "Where we depart").
+                if self.pending_ack_bytes > 0 && self.conn == Conn::Established {
+                    self.ack_now = true;
+                }
+            }
         }
         self.sync_timers(now);
     }
@@ -1707,9 +1767,17 @@ impl Endpoint {
         // The controller's tick (only the rate modules that ask for one have it): it follows
         // the controller's own schedule, so every input re-reads it (a field read; nothing is
         // allocated). Never in the past: a tick due now fires at the next `handle_timeout`.
-        match self.cc.next_tick() {
-            Some(at) => self.timers.arm(Timer::CcTick, at.max(now)),
-            None => self.timers.disarm(Timer::CcTick),
+        if self.cc_ticks {
+            match self.cc.next_tick() {
+                Some(at) => self.timers.arm(Timer::CcTick, at.max(now)),
+                None => self.timers.disarm(Timer::CcTick),
+            }
+        }
+        if let Some(rx) = self.sprout_rx.as_deref() {
+            match rx.next_tick() {
+                Some(at) => self.timers.arm(Timer::SproutTick, at.max(now)),
+                None => self.timers.disarm(Timer::SproutTick),
+            }
         }
         let probe_only = self.probe_at.is_some() && self.sb.len() == 1;
         // RFC 6298 5.1/5.2: the timer runs while data is outstanding; a lone zero-window
@@ -1803,6 +1871,7 @@ impl Endpoint {
             ..Default::default()
         };
         o.afc_permitted = self.afc_offer(active);
+        o.sprout_permitted = self.cfg.cc == CcKind::Sprout && (active || self.sprout_peer_offered);
         let ws = self.cfg.window_scale && (active || self.peer_offered_ws.is_some());
         if ws {
             o.window_scale = Some(self.our_wscale);
@@ -2087,6 +2156,9 @@ impl Endpoint {
             }
         }
         self.finish(now, &mut seg);
+        if len > 0 && matches!(self.cc, Cc::Sprout(_)) && !self.sprout_flight_continues() {
+            seg.flags = seg.flags | Flags::PSH;
+        }
         if !self.timers.is_armed(Timer::Retransmit) && self.probe_at.is_none() {
             // RFC 6298 5.1.
             self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
@@ -2097,6 +2169,17 @@ impl Endpoint {
         }
         self.afc_after_send(now);
         seg
+    }
+
+    /// Sprout's sender: will another segment go right after this one (the window and the
+    /// data allow it)? If not, this one ends the flight and carries PSH (rate::sprout,
+    /// "Censoring": the implementation's `time_to_next` of zero or not).
+    fn sprout_flight_continues(&mut self) -> bool {
+        let avail = self.cwnd().saturating_sub(self.sb.pipe());
+        let unsent = self.written - self.snd_nxt;
+        let mss = self.mss as u64;
+        (self.sb.next_lost().is_some() && avail >= mss)
+            || (unsent > 0 && self.wnd_avail() > 0 && avail >= unsent.min(mss))
     }
 
     fn make_ack(&mut self, now: Instant) -> Segment {
@@ -2126,6 +2209,11 @@ impl Endpoint {
         // AFC's rate option first: the SACK blocks take the option space that is left
         // (they were sized before it, and an ACK could carry 44 bytes of options).
         self.fc.fill_option(seg, &mut self.stats);
+        if let Some(rx) = self.sprout_rx.as_deref() {
+            // Sprout's forecast on every segment once there is one (before the SACK blocks,
+            // like AFC's option).
+            seg.options.set_sprout(rx.option());
+        }
         if self.sack_ok && self.reasm.has_gaps() {
             let mut blocks = [(0u64, 0u64); 4];
             let n = self.reasm.sack_blocks(
@@ -2323,6 +2411,16 @@ impl Endpoint {
     }
 
     /// The congestion controller (tests and tracing read its state).
+    /// Whether Sprout's option was negotiated (both ends `cc = "sprout"`).
+    pub fn sprout_negotiated(&self) -> bool {
+        self.sprout_ok
+    }
+
+    /// Sprout's receiver half, once the connection negotiated it.
+    pub fn sprout_receiver(&self) -> Option<&SproutReceiver> {
+        self.sprout_rx.as_deref()
+    }
+
     pub fn congestion_control(&self) -> &Cc {
         &self.cc
     }

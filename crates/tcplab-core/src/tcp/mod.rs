@@ -304,7 +304,7 @@ pub struct TcpConfig {
     pub rre_threshold: Duration,
     pub rre_b_max: Duration,
     pub rre_b_min: Duration,
-    /// `cc = "sprout-rate"` only (thesis 6.1.3, 6.2.5): the forecast's percentile in percent
+    /// `cc = "sprout-rate"` (and, but for the tick, `cc = "sprout"`) (thesis 6.1.3, 6.2.5): the forecast's percentile in percent
     /// (5: Sprout's cautious 5th percentile; the confidence parameter of Fig. 6.8(c)), its
     /// tick (100 ms, the thesis's kernel port), the Brownian motion sigma of the link rate
     /// in packets (of the MSS) per second per square-root second (200, the public
@@ -333,6 +333,12 @@ pub struct TcpConfig {
     pub proteus_threshold: Duration,
     pub proteus_k_fill: f64,
     pub proteus_k_drain: f64,
+    /// `cc = "sprout"` only: Sprout's target delay (100 ms, the original's 5 ticks of
+    /// 20 ms): its window is the forecast's deliveries over this much time minus the
+    /// estimated queue. Whole 20 ms ticks, 20 to 160 ms (the forecast covers 8 ticks).
+    /// Sprout also reads `sprout_percentile`, `sprout_sigma` and `sprout_max_rate`; its tick
+    /// is the original's 20 ms, not `sprout_tick`.
+    pub sprout_target_delay: Duration,
     /// `cc = "rre"` only: the delay in equations (5.5)/(5.6) over which RRE spreads the
     /// buffer excess (`rate::rre::FeedbackDelay`): `rtt_min` (default, section 6.2.1),
     /// `buffer_plus_rtt_min` (Figure 5.1's text, Table 6.1's form) or `srtt` (ablation).
@@ -637,6 +643,7 @@ impl TcpConfig {
             proteus_threshold: Duration::from_millis(50),
             proteus_k_fill: 1.0,
             proteus_k_drain: 0.25,
+            sprout_target_delay: Duration::from_millis(100),
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
             ecn: false,

@@ -1,6 +1,6 @@
 //! The endpoint's timers (RFC 6298 retransmission, RFC 9293 3.8.6.1 persist, RFC 1122
 //! 4.2.3.2 delayed ACK, pacing, the receiver policy's timer, RFC 8985's reordering and
-//! probe timers, the congestion controller's tick) as a fixed table indexed by an enum: arming, disarming and finding the
+//! probe timers, the congestion controller's tick, Sprout's receiver tick) as a fixed table indexed by an enum: arming, disarming and finding the
 //! earliest deadline never walk a list (DESIGN.md "Timers").
 
 use crate::time::Instant;
@@ -21,10 +21,13 @@ pub enum Timer {
     /// The congestion controller's periodic tick (`CongestionControl::next_tick`): the
     /// rate-based framework's kernel tick of thesis 4.2.2, for the modules that ask for one.
     CcTick = 7,
+    /// Sprout's receiver tick (`rate::sprout::SproutReceiver`, 20 ms): the forecaster
+    /// counts arrivals per tick and keeps ticking when none arrive.
+    SproutTick = 8,
 }
 
 impl Timer {
-    pub const ALL: [Timer; 8] = [
+    pub const ALL: [Timer; 9] = [
         Timer::Retransmit,
         Timer::Persist,
         Timer::DelayedAck,
@@ -33,6 +36,7 @@ impl Timer {
         Timer::RackReorder,
         Timer::LossProbe,
         Timer::CcTick,
+        Timer::SproutTick,
     ];
 }
 

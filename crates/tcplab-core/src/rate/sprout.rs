@@ -1,0 +1,577 @@
+//! Sprout itself: Winstein, Sivaraman and Balakrishnan, "Stochastic Forecasts Achieve High
+//! Throughput and Low Delay over Cellular Networks" (NSDI 2013), sections 3 (the receiver's
+//! forecast, [`super::sprout_forecast`]) and 4 (the sender's window), as the rate-based
+//! thesis' baseline (its 6.1.3 describes Sprout as "cwnd-based ... a cwnd-like counter to
+//! clock the sending of packets"). Our own code from the paper and from reading the public
+//! implementation (keithw/sprout: `src/sprout/receiver.cc`, `src/network/sproutconn.cc`,
+//! `src/examples/sproutbt2.cc`), carried over TCP.
+//!
+//! # The two halves
+//! - [`SproutReceiver`], at the data receiver: every 20 ms tick it counts the packets that
+//!   arrived, updates its belief over the link's rate and computes the cautious (5th
+//!   percentile) cumulative delivery forecast for each of the next 8 ticks. Every ACK it
+//!   sends carries the latest forecast and its received count in our TCP option
+//!   ([`crate::segment::SproutForecastOption`], negotiated on the SYN).
+//! - [`Sprout`], the congestion controller at the data sender (`cc = "sprout"`): a window,
+//!   not a pacer. Sprout's window is the bytes it may still send: the forecast's deliveries
+//!   over the target delay (100 ms, 5 ticks) from now, minus the estimated queue (bytes sent
+//!   but not known received, less what the forecast says drained since the receiver's
+//!   count). TCP's sender sends while `pipe < cwnd`, so the controller reports
+//!   `cwnd = pipe + that allowance`.
+//!
+//! # Why the receiver half is not a `fc::ReceiverPolicy`
+//! A receiver policy decides the advertised window; Sprout's receiver never touches it and
+//! must combine with any of them (classic, AFC, RSFC). It is its own component of the
+//! endpoint, present only when both ends negotiated the option, with its own timer
+//! (`Timer::SproutTick`): its tick is the receiver's, distinct from the sender's
+//! `Timer::CcTick`, and it keeps ticking through an outage when no segment arrives (that is
+//! how the belief learns the outage). It starts at the first data segment and stops once the
+//! peer's FIN has arrived.
+//!
+//! # Censoring: TCP's equivalent of Sprout's "time to next"
+//! Sprout's sender stamps every packet with the time until it will send again (0 while a
+//! flight continues; the bulk sender's `fallback_interval`, 50 ms, on the packet that ends
+//! one), and the receiver scores an empty tick (an exact zero) only once that promise has
+//! passed: silence the sender announced says nothing about the link. Our sender sets TCP's
+//! PSH flag on the data segment after which its window is closed (the flight ended, as PSH
+//! marks the end of what the sender has to push now) and no other; the receiver then scores
+//! no empty tick that starts within 50 ms of the tick in which that segment arrived. Ticks
+//! with arrivals are always exact counts, as in the implementation. Like Sprout's bulk
+//! sender, ours sends a heartbeat when its window has been closed for 50 ms: one segment
+//! (a TCP segment needs payload to be counted; Sprout's heartbeat may be empty).
+//!
+//! # Where we depart from the implementation, and why
+//! - The received count is sequence space: the highest stream offset received (everything
+//!   below it is received or lost, Sprout's `received_or_lost_count` with a throwaway window
+//!   of zero, since TCP's own loss recovery handles the holes). Retransmissions sent since
+//!   the last count are added to the queue, and the queue is never taken above the TCP
+//!   pipe (bytes TCP believes in the network), so segments TCP has declared lost do not stay
+//!   queued forever.
+//! - Every ACK carries the count (the implementation sends a forecast once per tick, with the
+//!   first packet of a flight); the forecast is taken as new, and its ticks counted from its
+//!   arrival as the implementation does, only when its tick number changes.
+//! - The drain: the implementation subtracts the cumulative count `counts(k)` for each tick
+//!   k that passes (over-draining by the earlier ticks' counts again); we subtract the
+//!   forecast's deliveries over the ticks that passed, `c[k] - c[k0]`.
+//! - Losses: Sprout has no loss response (its window is the forecast); TCP's recovery
+//!   retransmits within the same window. A retransmission timeout allows one segment at
+//!   once (the window may be closed by a stale forecast), then the forecast governs.
+//! - Before the first forecast the window is TCP's initial window (Sprout starts from a
+//!   default forecast and heartbeats).
+//!
+//! Determinism: integer arithmetic on the sender; the forecaster is deterministic.
+
+use super::sprout_forecast::{Observation, SproutForecast, SproutForecastConfig};
+use crate::cc::{AckSample, CongestionControl, CongestionEvent};
+use crate::segment::{SproutForecastOption, SPROUT_FORECAST_TICKS};
+use crate::tcp::rtt::RttEstimator;
+use crate::time::{Duration, Instant};
+
+/// Sprout's parameters, shared by both halves (both ends read them from the flow's config).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct SproutConfig {
+    /// The receiver's forecaster: 20 ms ticks, 8 ticks ahead, every horizon.
+    pub forecast: SproutForecastConfig,
+    /// The window's target delay (100 ms: `TARGET_DELAY_TICKS` = 5 ticks of 20 ms).
+    pub target_delay: Duration,
+    /// How long an ended flight promises silence, and how long a closed window waits
+    /// before a heartbeat (`fallback_interval` of the implementation's bulk sender, 50 ms).
+    pub heartbeat: Duration,
+}
+
+impl SproutConfig {
+    /// The implementation's: 20 ms ticks, 8-tick forecast at the 5th percentile, sigma 200
+    /// packets/s/sqrt(s), 256 bins up to 1000 packets/s, target 100 ms, heartbeat 50 ms.
+    pub fn original() -> Self {
+        SproutConfig {
+            forecast: SproutForecastConfig {
+                tick: Duration::from_millis(20),
+                horizon_ticks: SPROUT_FORECAST_TICKS as u32,
+                all_horizons: true,
+                ..SproutForecastConfig::default()
+            },
+            target_delay: Duration::from_millis(100),
+            heartbeat: Duration::from_millis(50),
+        }
+    }
+
+    /// The target delay in whole ticks (rounded, 1 to 8: the forecast's horizon).
+    pub fn target_ticks(&self) -> usize {
+        let t = self.forecast.tick.as_nanos().max(1);
+        let n = (self.target_delay.as_nanos() + t / 2) / t;
+        (n as usize).clamp(1, SPROUT_FORECAST_TICKS)
+    }
+}
+
+/// The receiver half (module docs).
+#[derive(Clone, Debug)]
+pub struct SproutReceiver {
+    fc: SproutForecast,
+    tick: Duration,
+    heartbeat: Duration,
+    mss: u64,
+    /// Start of the tick being counted; `None` before the first data and after the FIN.
+    tick_start: Option<Instant>,
+    /// Ticks completed (the option's `seq` is this mod 256).
+    ticks: u64,
+    bytes_this_tick: u64,
+    /// Empty ticks starting before this are not scored (the sender's promise).
+    score_from: Instant,
+    /// The highest stream offset received.
+    highest: u64,
+    /// The forecast's increments per tick, once one exists.
+    deltas: Option<[u8; SPROUT_FORECAST_TICKS]>,
+    /// Ticks scored (exact counts) and skipped, for tests and reports.
+    pub scored_ticks: u64,
+    pub skipped_ticks: u64,
+}
+
+impl SproutReceiver {
+    pub fn new(cfg: &SproutConfig, mss: u32) -> Self {
+        SproutReceiver {
+            fc: SproutForecast::new(cfg.forecast),
+            tick: cfg.forecast.tick,
+            heartbeat: cfg.heartbeat,
+            mss: mss.max(1) as u64,
+            tick_start: None,
+            ticks: 0,
+            bytes_this_tick: 0,
+            score_from: Instant::ZERO,
+            highest: 0,
+            deltas: None,
+            scored_ticks: 0,
+            skipped_ticks: 0,
+        }
+    }
+
+    pub fn forecaster(&self) -> &SproutForecast {
+        &self.fc
+    }
+
+    /// A data segment of `len` payload bytes ending at stream offset `end` arrived (any:
+    /// new, duplicate or out of order: Sprout counts every arrival); `flight_ended` is its
+    /// PSH flag.
+    pub fn on_data(&mut self, now: Instant, len: u64, end: u64, flight_ended: bool) {
+        let start = *self.tick_start.get_or_insert(now);
+        self.bytes_this_tick += len;
+        self.highest = self.highest.max(end);
+        // Sprout's `_score_time = max(_time + time_to_next, _score_time)`, `_time` being the
+        // current tick's start.
+        let promise = if flight_ended {
+            self.heartbeat
+        } else {
+            Duration::ZERO
+        };
+        self.score_from = self.score_from.max(start + promise);
+    }
+
+    /// The end of the tick being counted.
+    pub fn next_tick(&self) -> Option<Instant> {
+        self.tick_start.map(|t| t + self.tick)
+    }
+
+    /// Closes every tick that ended by `now` (the implementation's `advance_to`).
+    pub fn on_tick(&mut self, now: Instant) {
+        while let Some(start) = self.tick_start.filter(|&t| t + self.tick <= now) {
+            let obs = if self.bytes_this_tick > 0 {
+                // Whole packets as the implementation rounds (nearest; a fraction is one).
+                let n = ((self.bytes_this_tick + self.mss / 2) / self.mss).max(1);
+                Some(Observation::Exact(n))
+            } else if start >= self.score_from {
+                Some(Observation::Exact(0))
+            } else {
+                None
+            };
+            match obs {
+                Some(_) => self.scored_ticks += 1,
+                None => self.skipped_ticks += 1,
+            }
+            self.fc.tick(obs);
+            self.bytes_this_tick = 0;
+            self.ticks += 1;
+            self.tick_start = Some(start + self.tick);
+        }
+        if self.fc.has_observed() {
+            let mut d = [0u8; SPROUT_FORECAST_TICKS];
+            let mut prev = 0;
+            for (x, &c) in d.iter_mut().zip(self.fc.cumulative_forecast()) {
+                *x = c.saturating_sub(prev).min(255) as u8;
+                prev = c;
+            }
+            self.deltas = Some(d);
+        }
+    }
+
+    /// The peer's FIN arrived: nothing more to forecast.
+    pub fn stop(&mut self) {
+        self.tick_start = None;
+    }
+
+    /// The option for the next outgoing segment (none before the first forecast).
+    #[inline]
+    pub fn option(&self) -> Option<SproutForecastOption> {
+        self.deltas
+            .map(|deltas| SproutForecastOption::new(self.ticks as u8, self.highest as u32, deltas))
+    }
+}
+
+/// The sender half, `cc = "sprout"` (module docs).
+#[derive(Clone, Debug)]
+pub struct Sprout {
+    cfg: SproutConfig,
+    mss: u64,
+    initial_window: u64,
+    target_ticks: usize,
+    /// The forecast as cumulative packets: `cum[i]` over the first i ticks after it arrived.
+    cum: [u64; SPROUT_FORECAST_TICKS + 1],
+    /// Tick number of the forecast in use; `None` before the first.
+    seq: Option<u8>,
+    /// When it arrived.
+    forecast_at: Instant,
+    /// Its ticks that have passed (at most 8).
+    k: usize,
+    /// `k` when the receiver last reported its count.
+    k_report: usize,
+    /// The receiver's count: the highest stream offset it has received.
+    received: u64,
+    /// The highest stream offset sent.
+    snd_max: u64,
+    /// Retransmitted bytes since the receiver's last count.
+    rtx_since_report: u64,
+    /// RFC 6675 pipe as of the latest event.
+    pipe: u64,
+    last_send: Option<Instant>,
+    /// One segment allowed regardless of the window (heartbeat, or after a timeout).
+    heartbeat_due: bool,
+    window: u64,
+}
+
+impl Sprout {
+    pub fn new(cfg: SproutConfig, mss: u32, initial_window: u64) -> Self {
+        let mut s = Sprout {
+            target_ticks: cfg.target_ticks(),
+            cfg,
+            mss: mss.max(1) as u64,
+            initial_window,
+            cum: [0; SPROUT_FORECAST_TICKS + 1],
+            seq: None,
+            forecast_at: Instant::ZERO,
+            k: 0,
+            k_report: 0,
+            received: 0,
+            snd_max: 0,
+            rtx_since_report: 0,
+            pipe: 0,
+            last_send: None,
+            heartbeat_due: false,
+            window: initial_window,
+        };
+        s.recompute();
+        s
+    }
+
+    pub fn config(&self) -> &SproutConfig {
+        &self.cfg
+    }
+
+    /// Whether a forecast has arrived.
+    pub fn has_forecast(&self) -> bool {
+        self.seq.is_some()
+    }
+
+    /// The forecast in use, cumulative packets over 0..=8 of its ticks.
+    pub fn cumulative_forecast(&self) -> &[u64; SPROUT_FORECAST_TICKS + 1] {
+        &self.cum
+    }
+
+    /// Sprout's queue estimate in bytes: sent and not known received, less what the
+    /// forecast drained since the receiver's count (never above the TCP pipe).
+    pub fn queue_estimate(&self) -> u64 {
+        let unreported = self.snd_max.saturating_sub(self.received) + self.rtx_since_report;
+        let drained = (self.cum[self.k] - self.cum[self.k_report]) * self.mss;
+        unreported.min(self.pipe).saturating_sub(drained)
+    }
+
+    /// Sprout's `window_size()`: the bytes it may still send now.
+    pub fn allowance(&self) -> u64 {
+        if self.seq.is_none() {
+            return self.initial_window.saturating_sub(self.pipe);
+        }
+        let to = (self.k + self.target_ticks).min(SPROUT_FORECAST_TICKS);
+        let forecast = (self.cum[to] - self.cum[self.k]) * self.mss;
+        forecast.saturating_sub(self.queue_estimate())
+    }
+
+    fn recompute(&mut self) {
+        let hb = if self.heartbeat_due { self.mss } else { 0 };
+        self.window = self.pipe + self.allowance() + hb;
+    }
+
+    /// Counts the forecast's ticks that have passed by `now`.
+    fn advance(&mut self, now: Instant) {
+        if self.seq.is_none() {
+            return;
+        }
+        let tick = self.cfg.forecast.tick;
+        while self.k < SPROUT_FORECAST_TICKS && self.forecast_at + tick * (self.k as u64 + 1) <= now
+        {
+            self.k += 1;
+        }
+    }
+
+    /// An ACK carried the receiver's option. `snd_max` is the highest stream offset sent,
+    /// `pipe` the RFC 6675 pipe after the ACK was processed.
+    pub fn on_forecast(&mut self, now: Instant, f: &SproutForecastOption, snd_max: u64, pipe: u64) {
+        self.advance(now);
+        if self.seq != Some(f.seq) {
+            // A new forecast: its ticks count from its arrival (sproutconn.cc `recv`).
+            self.seq = Some(f.seq);
+            self.forecast_at = now;
+            self.k = 0;
+            let mut c = 0;
+            for (i, &d) in f.deltas.iter().enumerate() {
+                c += d as u64;
+                self.cum[i + 1] = c;
+            }
+        }
+        // The received count, unwrapped below the highest offset sent.
+        let behind = (snd_max as u32).wrapping_sub(f.received()) as u64;
+        self.received = snd_max.saturating_sub(behind);
+        self.snd_max = snd_max;
+        self.k_report = self.k;
+        self.rtx_since_report = 0;
+        self.pipe = pipe;
+        self.recompute();
+    }
+}
+
+impl CongestionControl for Sprout {
+    fn name(&self) -> &'static str {
+        "sprout"
+    }
+
+    fn on_packet_sent(&mut self, now: Instant, bytes: u32, in_flight: u64, retransmit: bool) {
+        if retransmit {
+            self.rtx_since_report += bytes as u64;
+        } else {
+            self.snd_max += bytes as u64;
+        }
+        self.pipe = in_flight;
+        self.last_send = Some(now);
+        self.heartbeat_due = false;
+        self.recompute();
+    }
+
+    fn on_ack(&mut self, now: Instant, ack: &AckSample, _rtt: &RttEstimator) {
+        self.advance(now);
+        self.pipe = ack.in_flight;
+        self.recompute();
+    }
+
+    /// Sprout has no loss response: its window is the forecast. A timeout (everything
+    /// outstanding now counts as lost, RFC 6675's pipe is zero) allows one segment at once.
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        event: CongestionEvent,
+        _in_flight: u64,
+        _rtt: &RttEstimator,
+    ) {
+        self.advance(now);
+        if event == CongestionEvent::Timeout {
+            self.pipe = 0;
+            self.heartbeat_due = true;
+        }
+        self.recompute();
+    }
+
+    fn congestion_window(&self) -> u64 {
+        self.window
+    }
+
+    fn ssthresh(&self) -> u64 {
+        u64::MAX
+    }
+
+    /// The next of: the forecast's next tick boundary (while it has ticks left), and the
+    /// heartbeat 50 ms after the last transmission.
+    fn next_tick(&self) -> Option<Instant> {
+        let tick = (self.seq.is_some() && self.k < SPROUT_FORECAST_TICKS)
+            .then(|| self.forecast_at + self.cfg.forecast.tick * (self.k as u64 + 1));
+        let hb = self
+            .last_send
+            .filter(|_| !self.heartbeat_due)
+            .map(|t| t + self.cfg.heartbeat);
+        match (tick, hb) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn on_tick(&mut self, now: Instant) {
+        self.advance(now);
+        if self
+            .last_send
+            .is_some_and(|t| t + self.cfg.heartbeat <= now)
+        {
+            self.heartbeat_due = true;
+        }
+        self.recompute();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn opt(seq: u8, received: u32, deltas: [u8; 8]) -> SproutForecastOption {
+        SproutForecastOption::new(seq, received, deltas)
+    }
+
+    #[test]
+    fn the_original_parameters() {
+        let c = SproutConfig::original();
+        assert_eq!(c.forecast.tick, Duration::from_millis(20));
+        assert_eq!((c.forecast.horizon_ticks, c.forecast.percentile), (8, 0.05));
+        assert_eq!(c.target_ticks(), 5);
+        assert_eq!(c.heartbeat, Duration::from_millis(50));
+    }
+
+    #[test]
+    fn the_window_is_the_forecast_over_the_target_minus_the_queue() {
+        let mut s = Sprout::new(SproutConfig::original(), MSS, 10 * MSS as u64);
+        // Before any forecast: the initial window.
+        assert_eq!(s.congestion_window(), 10_000);
+        let t0 = Instant::from_millis(100);
+        // 4 packets per tick forecast; 30 packets sent, the receiver has 12 of them; TCP's
+        // pipe is the other 18.
+        s.on_forecast(t0, &opt(1, 12_000, [4; 8]), 30_000, 18_000);
+        // Forecast over 5 ticks: 20 packets; queue 18: 2 more may go.
+        assert_eq!(s.queue_estimate(), 18_000);
+        assert_eq!(s.allowance(), 2_000);
+        assert_eq!(s.congestion_window(), 20_000);
+        // Sending one takes from the allowance (cwnd stays pipe + allowance).
+        s.on_packet_sent(t0, 1000, 19_000, false);
+        assert_eq!(s.allowance(), 1_000);
+        assert_eq!(s.congestion_window(), 20_000);
+        // Two ticks later: the forecast says 8 packets drained; the window looks at ticks
+        // 2..7 of the forecast (20 packets) minus the queue 19 - 8 = 11.
+        s.on_tick(t0 + Duration::from_millis(40));
+        assert_eq!(s.queue_estimate(), 11_000);
+        assert_eq!(s.allowance(), 9_000);
+        // Five ticks on, only three of the forecast's ticks remain ahead: 12 packets; the
+        // drain has emptied the queue estimate.
+        s.on_tick(t0 + Duration::from_millis(100));
+        assert_eq!(s.queue_estimate(), 0);
+        assert_eq!(s.allowance(), 12_000);
+        // The same forecast again (same tick number): its ticks keep counting from its
+        // arrival, but the receiver's count resets the queue: 31 sent, 25 received.
+        s.on_forecast(
+            t0 + Duration::from_millis(100),
+            &opt(1, 25_000, [4; 8]),
+            31_000,
+            6_000,
+        );
+        assert_eq!(s.queue_estimate(), 6_000);
+        assert_eq!(s.allowance(), 6_000);
+        // A new forecast (a growing one): counted from now.
+        s.on_forecast(
+            t0 + Duration::from_millis(110),
+            &opt(2, 25_000, [1, 2, 3, 4, 5, 6, 7, 8]),
+            31_000,
+            6_000,
+        );
+        assert_eq!(s.allowance(), 15_000 - 6_000);
+        // The queue is never taken above TCP's pipe (lost segments leave it).
+        s.on_forecast(
+            t0 + Duration::from_millis(110),
+            &opt(2, 25_000, [1, 2, 3, 4, 5, 6, 7, 8]),
+            31_000,
+            2_000,
+        );
+        assert_eq!(s.queue_estimate(), 2_000);
+        // After 8 ticks the forecast is spent: nothing more may go (until a heartbeat).
+        s.on_tick(t0 + Duration::from_millis(110 + 160));
+        assert_eq!(s.allowance(), 0);
+    }
+
+    #[test]
+    fn the_received_count_unwraps_around_the_highest_offset_sent() {
+        let mut s = Sprout::new(SproutConfig::original(), MSS, 10_000);
+        let sent = (1u64 << 32) + 5_000;
+        s.on_forecast(Instant::ZERO, &opt(0, 1_000, [10; 8]), sent, 4_000);
+        assert_eq!(s.queue_estimate(), 4_000);
+        s.on_forecast(
+            Instant::ZERO,
+            &opt(0, u32::MAX - 999, [10; 8]),
+            sent,
+            10_000,
+        );
+        // 2^32 - 1000 is 6000 below 2^32 + 5000.
+        assert_eq!(s.queue_estimate(), 6_000);
+    }
+
+    #[test]
+    fn a_closed_window_heartbeats_after_50_ms_and_a_timeout_allows_one_segment() {
+        let mut s = Sprout::new(SproutConfig::original(), MSS, 10_000);
+        let t0 = Instant::from_millis(10);
+        s.on_forecast(t0, &opt(3, 0, [0; 8]), 0, 0);
+        assert_eq!(s.congestion_window(), 0);
+        s.on_packet_sent(t0, 1000, 1000, false);
+        assert_eq!(s.congestion_window(), 1000);
+        // The forecast's next tick comes first, then the heartbeat.
+        assert_eq!(s.next_tick(), Some(t0 + Duration::from_millis(20)));
+        s.on_tick(t0 + Duration::from_millis(40));
+        assert_eq!(s.next_tick(), Some(t0 + Duration::from_millis(50)));
+        s.on_tick(t0 + Duration::from_millis(50));
+        assert_eq!(s.congestion_window(), 2000, "one heartbeat segment");
+        s.on_packet_sent(t0 + Duration::from_millis(50), 1000, 2000, false);
+        assert_eq!(s.congestion_window(), 2000);
+        let rtt = RttEstimator::new(
+            Duration::from_secs(1),
+            Duration::from_millis(200),
+            Duration::from_secs(60),
+            Duration::from_millis(1),
+        );
+        s.on_congestion_event(
+            t0 + Duration::from_millis(300),
+            CongestionEvent::Timeout,
+            2000,
+            &rtt,
+        );
+        assert_eq!(s.congestion_window(), 1000, "pipe 0 plus one segment");
+    }
+
+    #[test]
+    fn the_receiver_scores_busy_ticks_and_skips_promised_silence() {
+        let cfg = SproutConfig::original();
+        let mut r = SproutReceiver::new(&cfg, MSS);
+        assert_eq!(r.next_tick(), None);
+        assert_eq!(r.option(), None);
+        let t0 = Instant::from_millis(5);
+        // 10 packets in the first tick, the last one ending the flight (PSH).
+        for i in 0..10u64 {
+            r.on_data(t0, 1000, (i + 1) * 1000, i == 9);
+        }
+        assert_eq!(r.next_tick(), Some(t0 + Duration::from_millis(20)));
+        r.on_tick(t0 + Duration::from_millis(20));
+        assert_eq!((r.scored_ticks, r.skipped_ticks), (1, 0));
+        let o = r.option().unwrap();
+        assert_eq!((o.seq, o.received()), (1, 10_000));
+        assert!(o.deltas.iter().any(|&d| d > 0), "{o:?}");
+        // The sender promised 50 ms of silence from the first tick's start: the empty
+        // ticks starting at 20 and 40 ms are skipped, the one at 60 ms is scored.
+        r.on_tick(t0 + Duration::from_millis(80));
+        assert_eq!((r.scored_ticks, r.skipped_ticks), (2, 2));
+        assert_eq!(r.option().unwrap().seq, 4);
+        // Without the promise, empty ticks are exact zeros at once.
+        let mut q = SproutReceiver::new(&cfg, MSS);
+        q.on_data(t0, 1000, 1000, false);
+        q.on_tick(t0 + Duration::from_millis(60));
+        assert_eq!((q.scored_ticks, q.skipped_ticks), (3, 0));
+        q.stop();
+        assert_eq!(q.next_tick(), None);
+    }
+}

@@ -1,0 +1,339 @@
+//! Sprout (`cc = "sprout"`, rate::sprout) between two endpoints: the option's negotiation
+//! and encoding, a classic peer, and a bulk transfer over a bottleneck whose link goes out
+//! for 3 s, with the endpoints' invariants checked after every step.
+
+use tcplab_core::cc::{Cc, CcKind, CongestionControl};
+use tcplab_core::tcp::{Endpoint, TcpConfig, Timer};
+use tcplab_core::{Duration, Flags, Instant, Segment, SeqNo};
+
+const MSS: u32 = 1000;
+const OWD: Duration = Duration::from_millis(20);
+
+fn cfg(cc: CcKind) -> TcpConfig {
+    TcpConfig {
+        cc,
+        mss: MSS,
+        rcv_buf_bytes: 4 << 20,
+        snd_buf_bytes: 4 << 20,
+        ..TcpConfig::default()
+    }
+}
+
+/// The path: data crosses a FIFO bottleneck of `per_pkt` per data segment (unbounded
+/// buffer) that delivers nothing during `outage`, then OWD; ACKs take OWD back.
+struct Path {
+    per_pkt: Duration,
+    outage: Option<(Instant, Instant)>,
+    busy_until: Instant,
+    fwd: Vec<(Instant, u64, Segment)>,
+    rev: Vec<(Instant, u64, Segment)>,
+    order: u64,
+    /// Per data segment delivered: (send time, arrival time).
+    log: Vec<(Instant, Instant)>,
+    /// Every segment each way, for the option checks.
+    sent_ab: Vec<Segment>,
+    sent_ba: Vec<Segment>,
+}
+
+impl Path {
+    fn new(per_pkt: Duration) -> Path {
+        Path {
+            per_pkt,
+            outage: None,
+            busy_until: Instant::ZERO,
+            fwd: Vec::new(),
+            rev: Vec::new(),
+            order: 0,
+            log: Vec::new(),
+            sent_ab: Vec::new(),
+            sent_ba: Vec::new(),
+        }
+    }
+
+    fn send_ab(&mut self, now: Instant, s: Segment) {
+        self.sent_ab.push(s);
+        self.order += 1;
+        let at = if s.payload_len > 0 {
+            let mut start = now.max(self.busy_until);
+            if let Some((a, b)) = self.outage {
+                if start + self.per_pkt > a && start < b {
+                    start = b;
+                }
+            }
+            self.busy_until = start + self.per_pkt;
+            self.log.push((now, self.busy_until + OWD));
+            self.busy_until + OWD
+        } else {
+            now + OWD
+        };
+        self.fwd.push((at, self.order, s));
+    }
+
+    fn send_ba(&mut self, now: Instant, s: Segment) {
+        self.sent_ba.push(s);
+        self.order += 1;
+        self.rev.push((now + OWD, self.order, s));
+    }
+}
+
+fn pop(q: &mut Vec<(Instant, u64, Segment)>, now: Instant) -> Option<Segment> {
+    let i = q
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.0 <= now)
+        .min_by_key(|(_, f)| (f.0, f.1))
+        .map(|(i, _)| i)?;
+    Some(q.swap_remove(i).2)
+}
+
+struct Run {
+    a: Endpoint,
+    b: Endpoint,
+    p: Path,
+    now: Instant,
+    read: u64,
+}
+
+impl Run {
+    fn new(ca: TcpConfig, cb: TcpConfig, per_pkt: Duration) -> Run {
+        let mut a = Endpoint::new(ca, SeqNo(1000));
+        let mut b = Endpoint::new(cb, SeqNo(5000));
+        b.listen();
+        a.connect(Instant::ZERO);
+        Run {
+            a,
+            b,
+            p: Path::new(per_pkt),
+            now: Instant::ZERO,
+            read: 0,
+        }
+    }
+
+    /// A bulk sender (its buffer kept full) and a reader that reads everything, until
+    /// `until`; `each` sees the run after every step.
+    fn go(&mut self, until: Instant, mut each: impl FnMut(&Run)) {
+        loop {
+            if self.a.send_buffer_free() > 0
+                && self.a.state() == tcplab_core::tcp::EndpointState::Established
+            {
+                self.a.write(self.now, self.a.send_buffer_free());
+            }
+            while let Some(c) = self.b.read(self.now, u64::MAX) {
+                self.read += c.len;
+            }
+            while let Some(s) = self.a.poll_transmit(self.now) {
+                self.p.send_ab(self.now, s);
+            }
+            while let Some(s) = self.b.poll_transmit(self.now) {
+                self.p.send_ba(self.now, s);
+            }
+            for ep in [&self.a, &self.b] {
+                if let Err(e) = ep.check_invariants(self.now) {
+                    panic!("at {:?}: {e}", self.now);
+                }
+            }
+            each(self);
+            let next = [
+                self.a.poll_timeout(),
+                self.b.poll_timeout(),
+                self.p.fwd.iter().map(|f| f.0).min(),
+                self.p.rev.iter().map(|f| f.0).min(),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let Some(t) = next.filter(|&t| t <= until) else {
+                self.now = until;
+                return;
+            };
+            self.now = t;
+            while let Some(s) = pop(&mut self.p.fwd, t) {
+                self.b.handle_segment(t, &s);
+            }
+            while let Some(s) = pop(&mut self.p.rev, t) {
+                self.a.handle_segment(t, &s);
+            }
+            self.a.handle_timeout(t);
+            self.b.handle_timeout(t);
+        }
+    }
+}
+
+fn ms(x: u64) -> Instant {
+    Instant::from_millis(x)
+}
+
+#[test]
+fn the_option_is_negotiated_on_the_syn_and_carries_the_forecast_on_acks() {
+    let mut r = Run::new(
+        cfg(CcKind::Sprout),
+        cfg(CcKind::Sprout),
+        Duration::from_millis(2),
+    );
+    r.go(ms(2000), |_| {});
+    let (syn, synack) = (&r.p.sent_ab[0], &r.p.sent_ba[0]);
+    assert!(syn.flags.syn() && syn.options.sprout_permitted);
+    assert!(synack.flags.syn() && synack.options.sprout_permitted);
+    // The permitted option's 4 bytes are counted in the header.
+    let mut bare = *syn;
+    bare.options.sprout_permitted = false;
+    assert_eq!(syn.options.wire_len(), bare.options.wire_len() + 4);
+    assert!(r.a.sprout_negotiated() && r.b.sprout_negotiated());
+    assert_eq!(r.a.congestion_control().name(), "sprout");
+    // The data sender's segments carry no forecast (it receives no data); the receiver's
+    // ACKs carry one from its first tick on, with its highest received offset.
+    assert!(r.p.sent_ab.iter().all(|s| s.options.sprout().is_none()));
+    let with: Vec<&Segment> =
+        r.p.sent_ba
+            .iter()
+            .filter(|s| s.options.sprout_present)
+            .collect();
+    assert!(with.len() > 100, "{} ACKs with the option", with.len());
+    let last = with.last().unwrap();
+    let f = last.options.sprout().unwrap();
+    let acked = last.ack.diff(SeqNo(1001)) as u32;
+    assert!(
+        f.received() >= acked,
+        "received {} below the ACK {}",
+        f.received(),
+        acked
+    );
+    assert_eq!(last.options.wire_len() % 4, 0);
+    assert!(last.options.wire_len() >= 17 + 10);
+    // 2 ms per packet is 500 packets/s, 10 per 20 ms tick: the cautious forecast is below
+    // that and above half of it.
+    let per_tick = f.deltas.iter().map(|&d| d as u64).sum::<u64>() as f64 / 8.0;
+    assert!((5.0..10.0).contains(&per_tick), "{:?}", f.deltas);
+    // Data segments that end a flight carry PSH, and not all do.
+    let data: Vec<&Segment> = r.p.sent_ab.iter().filter(|s| s.payload_len > 0).collect();
+    let psh = data.iter().filter(|s| s.flags.contains(Flags::PSH)).count();
+    assert!(psh > 0 && psh < data.len(), "{psh} of {}", data.len());
+    match r.a.congestion_control() {
+        Cc::Sprout(s) => assert!(s.has_forecast()),
+        c => panic!("{}", c.name()),
+    }
+}
+
+#[test]
+fn a_classic_peer_ignores_the_option_and_the_sender_falls_back_to_cubic() {
+    // Sender Sprout, receiver CUBIC: the SYN-ACK does not echo the option.
+    let mut r = Run::new(
+        cfg(CcKind::Sprout),
+        cfg(CcKind::Cubic),
+        Duration::from_millis(2),
+    );
+    r.go(ms(1000), |_| {});
+    assert!(r.p.sent_ab[0].options.sprout_permitted);
+    assert!(!r.p.sent_ba[0].options.sprout_permitted);
+    assert!(!r.a.sprout_negotiated() && !r.b.sprout_negotiated());
+    assert_eq!(r.a.congestion_control().name(), "cubic");
+    assert!(r.b.sprout_receiver().is_none());
+    assert!(r.p.sent_ba.iter().all(|s| s.options.sprout().is_none()));
+    assert!(r.p.sent_ab.iter().all(|s| !s.flags.contains(Flags::PSH)));
+    assert!(r.read > 100_000);
+    // And a CUBIC sender to a Sprout receiver: nothing offered, nothing echoed.
+    let mut r = Run::new(
+        cfg(CcKind::Cubic),
+        cfg(CcKind::Sprout),
+        Duration::from_millis(2),
+    );
+    r.go(ms(500), |_| {});
+    assert!(!r.p.sent_ab[0].options.sprout_permitted);
+    assert!(!r.p.sent_ba[0].options.sprout_permitted);
+    assert!(r.p.sent_ba.iter().all(|s| s.options.sprout().is_none()));
+}
+
+/// The sender's window follows the forecast minus the queue: sampled after every step of a
+/// bulk transfer, cwnd - pipe is exactly Sprout's allowance (forecast over the 5 target
+/// ticks ahead minus the queue estimate), and the standing delay stays near the target.
+#[test]
+fn the_window_follows_the_forecast_minus_the_queue() {
+    let mut r = Run::new(
+        cfg(CcKind::Sprout),
+        cfg(CcKind::Sprout),
+        Duration::from_millis(2),
+    );
+    let mut checked = 0;
+    r.go(ms(5000), |r| {
+        if let Cc::Sprout(s) = r.a.congestion_control() {
+            if s.has_forecast() {
+                let heartbeat = s.congestion_window() - r.a.bytes_in_flight() - s.allowance();
+                assert!(heartbeat == 0 || heartbeat == MSS as u64, "{heartbeat}");
+                checked += 1;
+            }
+        }
+    });
+    assert!(checked > 1000);
+    // One-way delays after the first second: base 20 ms + 2 ms; Sprout aims at 100 ms.
+    let late: Vec<u64> =
+        r.p.log
+            .iter()
+            .filter(|(s, _)| *s > ms(1000))
+            .map(|(s, a)| (*a - *s).as_nanos() / 1_000_000)
+            .collect();
+    let mut sorted = late.clone();
+    sorted.sort();
+    let p95 = sorted[sorted.len() * 95 / 100];
+    assert!(p95 < 130, "p95 one-way delay {p95} ms");
+    // And it keeps most of the link busy: 500 packets/s over 4 s.
+    assert!(late.len() > 1200, "{} packets in 4 s", late.len());
+}
+
+/// A 3 s outage of the bottleneck: the receiver keeps ticking with nothing arriving (its
+/// tick stays armed), its forecast falls to nothing, and when the link returns the transfer
+/// resumes at the link's rate.
+#[test]
+fn sprout_survives_a_three_second_outage() {
+    let mut r = Run::new(
+        cfg(CcKind::Sprout),
+        cfg(CcKind::Sprout),
+        Duration::from_millis(2),
+    );
+    r.p.outage = Some((ms(3000), ms(6000)));
+    r.go(ms(3000), |_| {});
+    let before =
+        r.b.sprout_receiver()
+            .unwrap()
+            .forecaster()
+            .forecast_packets();
+    assert!(
+        before > 40,
+        "8-tick forecast {before} at 10 packets per tick"
+    );
+    let mut forecasts = Vec::new();
+    let mut t = 3100;
+    while t <= 6000 {
+        r.go(ms(t), |_| {});
+        assert!(
+            r.b.timer(Timer::SproutTick).is_some(),
+            "receiver tick armed at {t} ms"
+        );
+        forecasts.push(
+            r.b.sprout_receiver()
+                .unwrap()
+                .forecaster()
+                .forecast_packets(),
+        );
+        t += 100;
+    }
+    assert_eq!(*forecasts.last().unwrap(), 0, "{before} -> {forecasts:?}");
+    let read_at_6 = r.read;
+    r.go(ms(10_000), |_| {});
+    let after =
+        r.b.sprout_receiver()
+            .unwrap()
+            .forecaster()
+            .forecast_packets();
+    assert!(
+        after > before / 2,
+        "forecast {before} before, {after} after"
+    );
+    // 4 s at 500 packets/s is 2 MB; at least half of it.
+    let delivered = r.read - read_at_6;
+    assert!(delivered > 1_000_000, "{delivered} bytes after the outage");
+    assert!(
+        r.a.stats().timeouts <= 6,
+        "{} timeouts",
+        r.a.stats().timeouts
+    );
+}
