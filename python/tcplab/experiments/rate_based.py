@@ -543,8 +543,8 @@ def _sprout_claims(rep: Report, names: list[str], out: dict[tuple[str, str], dic
                             round(sp["throughput_mbps"] / max(cu["throughput_mbps"], 1e-9), 4),
                             note=Note("Sprout paper, abstract: Sprout 'matched or outperformed TCP Cubic running over "
                                       "the CoDel active queue management algorithm'; against CUBIC over a drop-tail "
-                                      "buffer it gives up throughput for delay (thesis section 6.2.2: Sprout and Vegas 'had "
-                                      "relatively low throughputs').")))
+                                      "buffer the thesis (section 6.2.2) found that Sprout and Vegas 'had relatively low "
+                                      "throughputs'.")))
     if not lte:
         return
     # Thesis 6.2.2: "Vegas outperformed Sprout in terms of latency for all the traces"; "PropRate (low) is able to
