@@ -115,6 +115,10 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     assert len(fs) >= 4 and sum(rows[k]["ours"] for k in fs) >= 1
     assert get("frontier-sprout", "same-gains", "sprout-rate-vs-proprate", "owd_p95_ratio_median") < 1
     assert get("frontier-sprout", "same-gains", "sprout-rate-vs-proprate", "throughput_ratio_median") < 1
+    # Sprout itself over its confidence parameter (the thesis ran the original the same way).
+    for pct in ("5", "25"):
+        assert get("frontier-sprout", f"percentile={pct}", "sprout", "throughput_mbps") > 0
+    assert 0 < get("frontier-sprout", "all", "sprout", "fraction_on_own_frontier") <= 1
     # A lower threshold lowers Sprout-Rate's delay, as it does PropRate's.
     assert get("frontier-sprout", "percentile=5,T=20ms,kd=0.5", "sprout-rate", "owd_p95_ms") < get(
         "frontier-sprout", "percentile=5,T=50ms,kd=0.5", "sprout-rate", "owd_p95_ms")
