@@ -651,8 +651,19 @@ impl SproutForecast {
             self.observe(o);
         }
         if self.observed {
+            // The belief's states that carry probability, with their CDF rows, gathered once
+            // for the tick's every horizon and bisection step (the same terms, in the same
+            // order, as summing over the whole belief each time: the forecast is unchanged).
+            let model = Arc::clone(&self.model);
+            let active: Vec<(f64, &[f64])> = self
+                .belief
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b >= NEGLIGIBLE)
+                .map(|(s, &b)| (b, model.row(s)))
+                .collect();
             for i in 0..self.cumulative.len() {
-                self.cumulative[i] = self.quantile_of(i);
+                self.cumulative[i] = quantile_over(&model, &active, i, self.percentile);
             }
             self.forecast = *self.cumulative.last().unwrap_or(&0);
         }
@@ -676,32 +687,39 @@ impl SproutForecast {
     }
 
     /// The quantile over the horizon of the row's segment `k` (module docs).
+    #[cfg(test)]
     fn quantile_of(&self, k: usize) -> u64 {
-        let m = &self.model;
-        let (at, len) = m.segments[k];
-        let f = |c: usize| -> f64 {
-            self.belief
-                .iter()
-                .enumerate()
-                .filter(|(_, &b)| b >= NEGLIGIBLE)
-                .map(|(s, &b)| b * m.row(s)[at + c])
-                .sum()
-        };
-        let (mut lo, mut hi) = (0usize, len - 1);
-        if f(lo) >= self.percentile {
-            return 0;
-        }
-        // Invariant: f(lo) < p <= f(hi) (f(len - 1) is 1 up to rounding; clamp to it).
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            if f(mid) >= self.percentile {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        hi as u64
+        let model = Arc::clone(&self.model);
+        let active: Vec<(f64, &[f64])> = self
+            .belief
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b >= NEGLIGIBLE)
+            .map(|(s, &b)| (b, model.row(s)))
+            .collect();
+        quantile_over(&model, &active, k, self.percentile)
     }
+}
+
+/// The smallest count c of segment `k` with P(cumulative count <= c) >= `percentile` under
+/// the belief given as its states' (probability, CDF row) pairs, by bisection.
+fn quantile_over(m: &Model, active: &[(f64, &[f64])], k: usize, percentile: f64) -> u64 {
+    let (at, len) = m.segments[k];
+    let f = |c: usize| -> f64 { active.iter().map(|&(b, row)| b * row[at + c]).sum() };
+    let (mut lo, mut hi) = (0usize, len - 1);
+    if f(lo) >= percentile {
+        return 0;
+    }
+    // Invariant: f(lo) < p <= f(hi) (f(len - 1) is 1 up to rounding; clamp to it).
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if f(mid) >= percentile {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi as u64
 }
 
 #[cfg(test)]
