@@ -120,6 +120,27 @@ struct Ticker {
 /// spreading no longer changes it much; the bound keeps a restart after hours cheap.
 const MAX_IDLE_TICKS: u64 = 50;
 
+/// PropRate's mapping of (state, rho) to a sending rate (thesis 6.1.1, Table 6.1), shared by
+/// every module that sends at fixed multiples of its rho estimate (PropRate, Sprout-Rate,
+/// PROTEUS-Rate, PropRate-target): sigma_f = k_fill rho in Buffer Fill, sigma_d = k_drain rho
+/// in Buffer Drain, sigma_m = monitor_fraction sigma_d in Monitor ("for all the rate-based
+/// algorithms", 6.2.1); Slow Start sends bursts, not a rate.
+pub(crate) fn proportional_rate(
+    state: RateState,
+    rho: Bandwidth,
+    k_fill: f64,
+    k_drain: f64,
+    monitor_fraction: f64,
+) -> Bandwidth {
+    let scale = |k: f64| Bandwidth::from_bps_f64(rho.as_bps() as f64 * k);
+    match state {
+        RateState::SlowStart => Bandwidth::ZERO,
+        RateState::BufferFill => scale(k_fill),
+        RateState::BufferDrain => scale(k_drain),
+        RateState::Monitor => scale(k_drain * monitor_fraction),
+    }
+}
+
 /// A rate-based algorithm: the three calls of thesis Table 4.1 (plus optional hooks).
 /// The framework ([`RateFramework`]) owns the states, the delay estimation and the
 /// transitions; a module only estimates rho and maps (state, rho) to a rate and thresholds.

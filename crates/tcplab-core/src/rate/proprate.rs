@@ -3,7 +3,7 @@
 //! EWMA receive-rate estimator as RRE. Presets: Table 6.1 (section 6.2.1).
 
 use super::estimator::{SlidingWindowConfig, SlidingWindowRate};
-use super::{RateAlgorithm, RateContext, RateState};
+use super::{proportional_rate, RateAlgorithm, RateContext, RateState};
 use crate::time::Duration;
 use crate::units::Bandwidth;
 
@@ -128,10 +128,6 @@ impl PropRate {
     }
 }
 
-fn scale(rho: Bandwidth, k: f64) -> Bandwidth {
-    Bandwidth::from_bps_f64(rho.as_bps() as f64 * k)
-}
-
 impl RateAlgorithm for PropRate {
     fn name(&self) -> &'static str {
         "proprate"
@@ -143,12 +139,13 @@ impl RateAlgorithm for PropRate {
 
     fn get_rate(&mut self, state: RateState, rho: Bandwidth, ctx: &RateContext) -> Bandwidth {
         // 6.1.1: sigma_d is allowed "to fluctuate, instead of keeping it constant as in RRE".
-        match state {
-            RateState::SlowStart => Bandwidth::ZERO,
-            RateState::BufferFill => scale(rho, self.cfg.k_fill.k(ctx)),
-            RateState::BufferDrain => scale(rho, self.cfg.k_drain.k(ctx)),
-            RateState::Monitor => scale(rho, self.cfg.k_drain.k(ctx) * self.cfg.monitor_fraction),
-        }
+        proportional_rate(
+            state,
+            rho,
+            self.cfg.k_fill.k(ctx),
+            self.cfg.k_drain.k(ctx),
+            self.cfg.monitor_fraction,
+        )
     }
 
     fn threshold(&self, state: RateState, _rho: Bandwidth, _ctx: &RateContext) -> Duration {

@@ -57,7 +57,7 @@
 //! trace standing in for the thesis's ISP C, p95 - base was three to six times T).
 
 use super::estimator::{SlidingWindowConfig, SlidingWindowRate};
-use super::{RateAlgorithm, RateContext, RateState, TickRecord};
+use super::{proportional_rate, RateAlgorithm, RateContext, RateState, TickRecord};
 use crate::time::Duration;
 use crate::units::Bandwidth;
 
@@ -326,10 +326,6 @@ impl PropRateTarget {
     }
 }
 
-fn scale(rho: Bandwidth, k: f64) -> Bandwidth {
-    Bandwidth::from_bps_f64(rho.as_bps() as f64 * k)
-}
-
 impl RateAlgorithm for PropRateTarget {
     fn name(&self) -> &'static str {
         "proprate-target"
@@ -341,12 +337,7 @@ impl RateAlgorithm for PropRateTarget {
 
     fn get_rate(&mut self, state: RateState, rho: Bandwidth, ctx: &RateContext) -> Bandwidth {
         let (_, k_fill, k_drain) = self.params(ctx);
-        match state {
-            RateState::SlowStart => Bandwidth::ZERO,
-            RateState::BufferFill => scale(rho, k_fill),
-            RateState::BufferDrain => scale(rho, k_drain),
-            RateState::Monitor => scale(rho, k_drain * self.cfg.monitor_fraction),
-        }
+        proportional_rate(state, rho, k_fill, k_drain, self.cfg.monitor_fraction)
     }
 
     fn threshold(&self, _state: RateState, _rho: Bandwidth, ctx: &RateContext) -> Duration {

@@ -75,7 +75,7 @@
 
 use super::estimator::{SlidingWindowConfig, SlidingWindowRate};
 use super::proteus_tree::{RegressionTree, TreeConfig};
-use super::{RateAlgorithm, RateContext, RateState, TickRecord};
+use super::{proportional_rate, RateAlgorithm, RateContext, RateState, TickRecord};
 use crate::time::{Duration, Instant};
 use crate::units::Bandwidth;
 use std::collections::VecDeque;
@@ -369,10 +369,6 @@ impl ProteusRate {
     }
 }
 
-fn scale(rho: Bandwidth, k: f64) -> Bandwidth {
-    Bandwidth::from_bps_f64(rho.as_bps() as f64 * k)
-}
-
 impl RateAlgorithm for ProteusRate {
     fn name(&self) -> &'static str {
         "proteus-rate"
@@ -396,12 +392,13 @@ impl RateAlgorithm for ProteusRate {
     }
 
     fn get_rate(&mut self, state: RateState, rho: Bandwidth, _ctx: &RateContext) -> Bandwidth {
-        match state {
-            RateState::SlowStart => Bandwidth::ZERO,
-            RateState::BufferFill => scale(rho, self.cfg.k_fill),
-            RateState::BufferDrain => scale(rho, self.cfg.k_drain),
-            RateState::Monitor => scale(rho, self.cfg.k_drain * self.cfg.monitor_fraction),
-        }
+        proportional_rate(
+            state,
+            rho,
+            self.cfg.k_fill,
+            self.cfg.k_drain,
+            self.cfg.monitor_fraction,
+        )
     }
 
     fn threshold(&self, _state: RateState, _rho: Bandwidth, _ctx: &RateContext) -> Duration {

@@ -28,7 +28,7 @@
 //! - no delivery otherwise: nothing to learn (the belief only evolves).
 
 use super::sprout_forecast::{Observation, SproutForecast, SproutForecastConfig};
-use super::{RateAlgorithm, RateContext, RateState, TickRecord};
+use super::{proportional_rate, RateAlgorithm, RateContext, RateState, TickRecord};
 use crate::time::Duration;
 use crate::units::Bandwidth;
 
@@ -121,10 +121,6 @@ impl SproutRate {
     }
 }
 
-fn scale(rho: Bandwidth, k: f64) -> Bandwidth {
-    Bandwidth::from_bps_f64(rho.as_bps() as f64 * k)
-}
-
 impl RateAlgorithm for SproutRate {
     fn name(&self) -> &'static str {
         "sprout-rate"
@@ -137,12 +133,13 @@ impl RateAlgorithm for SproutRate {
     }
 
     fn get_rate(&mut self, state: RateState, rho: Bandwidth, _ctx: &RateContext) -> Bandwidth {
-        match state {
-            RateState::SlowStart => Bandwidth::ZERO,
-            RateState::BufferFill => scale(rho, self.cfg.k_fill),
-            RateState::BufferDrain => scale(rho, self.cfg.k_drain),
-            RateState::Monitor => scale(rho, self.cfg.k_drain * self.cfg.monitor_fraction),
-        }
+        proportional_rate(
+            state,
+            rho,
+            self.cfg.k_fill,
+            self.cfg.k_drain,
+            self.cfg.monitor_fraction,
+        )
     }
 
     fn threshold(&self, _state: RateState, _rho: Bandwidth, _ctx: &RateContext) -> Duration {
