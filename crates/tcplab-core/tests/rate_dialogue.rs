@@ -34,6 +34,9 @@ struct Peer {
     /// The bottleneck delivers nothing in [start, end) (a cellular outage): what reaches it
     /// then waits in its queue.
     outage: Option<(Instant, Instant)>,
+    /// The return path holds the ACKs the receiver sends in [start, end) until end (an
+    /// uplink outage): they reach the sender at end + OWD, in order.
+    ack_hold: Option<(Instant, Instant)>,
     /// Per data segment: (offset, send time, arrival time at the receiver).
     log: Vec<(u64, Instant, Instant)>,
 }
@@ -49,6 +52,7 @@ impl Peer {
             drop: Vec::new(),
             blackout_from: None,
             outage: None,
+            ack_hold: None,
             log: Vec::new(),
         }
     }
@@ -118,7 +122,12 @@ impl Peer {
             options,
             ..Default::default()
         };
-        let back = arrive + OWD;
+        let mut back = arrive + OWD;
+        if let Some((a, b)) = self.ack_hold {
+            if arrive >= a && arrive < b {
+                back = b + OWD;
+            }
+        }
         if self.blackout_from.is_none_or(|b| back < b) {
             self.acks.push((back, ack));
             self.acks.sort_by_key(|a| a.0);
@@ -546,5 +555,34 @@ fn proteus_rate_trains_then_keeps_ticking_through_a_three_second_outage_and_resu
     assert!(
         delivered > 1_300_000,
         "{delivered} bytes delivered after the outage"
+    );
+}
+
+/// An uplink outage holds the ACKs back past the RTO: the timeout retransmits the first
+/// unacknowledged segment, and the held ACK of its original then newly acknowledges it.
+/// That ACK reports the original (its TSecr, RFC 3522), so the framework takes no RD from
+/// it: paired with the retransmission's send time it would read low by the time between the
+/// two transmissions, and as RD_min it would make every later t_buff read high by as much.
+#[test]
+fn held_acks_after_a_spurious_timeout_leave_rd_min_alone() {
+    let mut p = Peer::new(1, 0);
+    // RD from the scoreboard's send times (the reproductions' `rtt_source = "send_time"`),
+    // where the pairing needs the TSecr check.
+    let c = TcpConfig {
+        rtt_source: tcplab_core::tcp::RttSource::SendTime,
+        ..cfg(CcKind::PropRate, true)
+    };
+    let mut a = client(c, &p);
+    bulk(&mut a, &mut p, ms(50), ms(600));
+    let rd_min = a.congestion_control().rate_rd_min().unwrap();
+    p.ack_hold = Some((ms(600), ms(2600)));
+    // Just after the held ACKs arrived (2625 ms; a later Monitor probe would reset RD_min).
+    bulk(&mut a, &mut p, ms(600), ms(2650));
+    assert!(a.stats().timeouts >= 1);
+    let after = a.congestion_control().rate_rd_min().unwrap();
+    // The path's base delay did not change: RD_min may only move by the TSval tick.
+    assert!(
+        (after - rd_min).abs() <= 2_000_000,
+        "RD_min {rd_min} -> {after} ns"
     );
 }

@@ -61,6 +61,11 @@ pub struct AckSample {
     /// ACK reports: the latest-sent segment newly acknowledged by it (cumulatively or by
     /// SACK). `None` when the ACK newly acknowledges nothing. RD = TSval - this (thesis 4.1.3).
     pub echo_sent_at: Option<Instant>,
+    /// `echo_sent_at` is the retransmission of a segment whose report this ACK is not: its
+    /// TSecr predates that retransmission (RFC 3522 Eifel detection), so the receiver
+    /// reported an earlier transmission (a spurious retransmission), and RD = TSval -
+    /// `echo_sent_at` would pair the receiver's time with the wrong send time.
+    pub echo_earlier_transmission: bool,
 }
 
 impl AckSample {
@@ -441,6 +446,18 @@ impl Cc {
             Cc::SproutRate(c) => Some(c.state()),
             Cc::PropRateTarget(c) => Some(c.state()),
             Cc::ProteusRate(c) => Some(c.state()),
+            _ => None,
+        }
+    }
+
+    /// The rate-based framework's RD_min (thesis 4.1.3, ns on the two clocks' offset scale).
+    pub fn rate_rd_min(&self) -> Option<i64> {
+        match self {
+            Cc::Rre(c) => c.rd_min(),
+            Cc::PropRate(c) => c.rd_min(),
+            Cc::SproutRate(c) => c.rd_min(),
+            Cc::PropRateTarget(c) => c.rd_min(),
+            Cc::ProteusRate(c) => c.rd_min(),
             _ => None,
         }
     }

@@ -14,7 +14,9 @@
 //!   ACKs during recovery (`wants_dup_acks()` is true), filling in [`AckSample`]:
 //!   `bytes_acked`, `bytes_sacked`, `bytes_acked_previously_sacked`, `dup_ack`,
 //!   `has_sack_blocks`, `peer_tsval`, `echo_sent_at` (the send time of the latest-sent segment
-//!   this ACK newly acknowledges), `rtt` and `in_flight`.
+//!   this ACK newly acknowledges), `echo_earlier_transmission` (that segment is a
+//!   retransmission and the ACK's TSecr predates it, RFC 3522: the ACK reports an earlier
+//!   transmission, so no RD is taken from it), `rtt` and `in_flight`.
 //! - Call `on_packet_sent` for every data segment (retransmissions with `retransmit = true`).
 //! - Call `on_congestion_event(FastRecovery)` on loss detection and `(Timeout)` on RTO.
 //! - Send at `pacing_rate()` through a [`pacer::Pacer`] rounded by `pacing_rounding()`,
@@ -595,8 +597,15 @@ impl<A: RateAlgorithm + Clone> CongestionControl for RateFramework<A> {
             let t_ns = self.clock.to_ns(tsval);
             // RD only from an ACK that newly acknowledges data: a duplicate ACK echoes the
             // TSval of the last in-sequence segment (4.1.3), whose send time is stale.
+            // Nor from an ACK that reports an earlier transmission than the retransmission
+            // whose send time it would be paired with (a spurious retransmission, e.g. after
+            // an uplink outage held the ACKs back past the RTO): that RD reads low by the
+            // time between the two transmissions and, as a new RD_min, would make every
+            // later t_buff read high by as much.
             let rd = match ack.echo_sent_at {
-                Some(sent) if newly_acked => Some(t_ns - sent.as_nanos() as i64),
+                Some(sent) if newly_acked && !ack.echo_earlier_transmission => {
+                    Some(t_ns - sent.as_nanos() as i64)
+                }
                 _ => None,
             };
             if let Some(rd) = rd {

@@ -707,3 +707,52 @@ fn modules_without_a_tick_never_ask_for_one() {
         assert_eq!(c.next_tick(), None, "{kind:?}");
     }
 }
+
+/// An ACK that reports an earlier transmission than the retransmission it newly
+/// acknowledges (RFC 3522: its TSecr predates the retransmission) gives no RD sample: paired
+/// with the retransmission's later send time, its RD would read low by the time between the
+/// two transmissions and become an RD_min under which every later t_buff reads high (measured
+/// before this rule: 0.65 s too high for tens of seconds on ATT-LTE-driving-2016 after a
+/// spurious timeout).
+#[test]
+fn ack_of_an_earlier_transmission_gives_no_rd_sample() {
+    let mut h = H::new(1, 1000);
+    let start = Instant::from_millis(1000);
+    let now = h.stream(
+        start,
+        20,
+        Duration::from_millis(5),
+        Duration::from_millis(40),
+    );
+    let rd_min = h.f.rd_min().unwrap();
+    // The receiver got the original at `recv` (40 ms on the way); the sender had
+    // retransmitted it 600 ms after the original, and the ACK arrives after that.
+    let recv = now + Duration::from_millis(100);
+    let retransmitted_at = recv - Duration::from_millis(40) + Duration::from_millis(600);
+    let a = AckSample {
+        bytes_acked: MSS as u64,
+        in_flight: 20 * MSS as u64,
+        peer_tsval: Some(h.tsval(recv)),
+        echo_sent_at: Some(retransmitted_at),
+        echo_earlier_transmission: true,
+        ..Default::default()
+    };
+    h.f.on_ack(
+        retransmitted_at + Duration::from_millis(50),
+        &a,
+        &h.rtt.clone(),
+    );
+    assert_eq!(h.f.rd_min(), Some(rd_min));
+    // The same ACK of the retransmission itself (its TSecr echoes it): a sample, here a new
+    // minimum.
+    let a = AckSample {
+        echo_earlier_transmission: false,
+        ..a
+    };
+    h.f.on_ack(
+        retransmitted_at + Duration::from_millis(60),
+        &a,
+        &h.rtt.clone(),
+    );
+    assert!(h.f.rd_min().unwrap() < rd_min);
+}

@@ -20,7 +20,7 @@ use crate::tcp::prr::{Prr, PrrAck};
 use crate::tcp::rack::{self, Rack};
 use crate::tcp::reassembly::Reassembly;
 use crate::tcp::rtt::RttEstimator;
-use crate::tcp::sack::{Scoreboard, SentSeg};
+use crate::tcp::sack::{note_latest, Scoreboard, SentSeg};
 use crate::tcp::timers::{Timer, TimerTable};
 use crate::tcp::{LossDetection, Recovery, RtoRestart, RttSource, SsthreshRule, TcpConfig};
 use crate::time::{Duration, Instant};
@@ -753,6 +753,16 @@ impl Endpoint {
     /// (a zero difference counts as one tick, as Linux's `tcp_ack_update_rtt`), and the
     /// echoed send time on our clock. None without timestamps or for an echo from the
     /// future.
+    /// RFC 3522 (Eifel detection): the ACK's TSecr is older than the sender's TSval at
+    /// `sent`, the last transmission of a retransmitted segment, so the receiver reported an
+    /// earlier transmission of it.
+    fn echo_predates(&self, seg: &Segment, sent: Option<Instant>) -> bool {
+        match (seg.options.timestamps.filter(|_| self.ts_ok), sent) {
+            (Some(ts), Some(sent)) => (self.tsval(sent).wrapping_sub(ts.tsecr) as i32) > 0,
+            _ => false,
+        }
+    }
+
     fn tsecr_rtt(&self, now: Instant, seg: &Segment) -> Option<(Duration, Instant)> {
         let ts = seg.options.timestamps.filter(|_| self.ts_ok)?;
         let ticks = self.tsval(now).wrapping_sub(ts.tsecr);
@@ -866,6 +876,9 @@ impl Endpoint {
         // reported by SACK, and the send time of the latest-sent segment newly reported.
         let mut acked_prev_sacked = 0;
         let mut echo_sent_at: Option<Instant> = None;
+        // The segment of `echo_sent_at` had been retransmitted (its report may be of an
+        // earlier transmission).
+        let mut echo_retransmitted = false;
         // PRR (RFC 6937) inputs: a retransmission cumulatively acknowledged, a new loss marked.
         let mut retransmission_acked = false;
         let mut newly_lost = false;
@@ -890,6 +903,7 @@ impl Endpoint {
             acked_prev_sacked = a.previously_sacked;
             retransmission_acked = a.any_retransmitted;
             echo_sent_at = a.latest_sent;
+            echo_retransmitted = a.latest_retransmitted;
             self.fin_acked |= a.fin;
             self.snd_una = ack;
             self.stats.bytes_acked += bytes_acked;
@@ -907,6 +921,7 @@ impl Endpoint {
                     if let Some((r, sent)) = self.tsecr_rtt(now, seg) {
                         rtt = Some(self.rtt_sample(r, r));
                         echo_sent_at = Some(sent);
+                        echo_retransmitted = false;
                     }
                 }
                 RttSource::OnePerRtt => {
@@ -942,6 +957,7 @@ impl Endpoint {
                     linux_tsecr = self.tsecr_rtt(now, seg);
                     if let Some((_, sent)) = linux_tsecr {
                         echo_sent_at = Some(sent);
+                        echo_retransmitted = false;
                     }
                 }
             }
@@ -972,7 +988,14 @@ impl Endpoint {
                 sacked += n.bytes;
                 // A SACK reports segments above a hole, whose ACK echoes the stale TSval of
                 // the last in-sequence one: their recorded send times stand in (thesis 4.1.3).
-                echo_sent_at = echo_sent_at.max(n.latest_sent);
+                if let Some(t) = n.latest_sent {
+                    note_latest(
+                        &mut echo_sent_at,
+                        &mut echo_retransmitted,
+                        t,
+                        n.latest_retransmitted,
+                    );
+                }
                 if let (Some(f), Some(l)) = (n.first_original_sent, n.last_original_sent) {
                     linux_sack_rtt = Some(linux_sack_rtt.map_or((f, l), |(f0, _)| (f0.min(f), l)));
                 }
@@ -1178,6 +1201,8 @@ impl Endpoint {
                 has_sack_blocks: self.snd_sack && !seg.options.sack().is_empty(),
                 bytes_acked_previously_sacked: acked_prev_sacked,
                 echo_sent_at,
+                echo_earlier_transmission: echo_retransmitted
+                    && self.echo_predates(seg, echo_sent_at),
             };
             self.cc.on_ack(now, &sample, &self.rtt);
         }

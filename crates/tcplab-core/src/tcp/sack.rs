@@ -82,6 +82,10 @@ pub struct Acked {
     /// whose arrival this ACK reports (thesis 4.1.3, RD = t_r - t_s; Karn does not apply,
     /// a retransmission's own send time is what the receiver's TSval is paired with).
     pub latest_sent: Option<Instant>,
+    /// The segment of `latest_sent` had been retransmitted: the receiver's report may be of
+    /// an earlier transmission (a spurious retransmission), which only the ACK's TSecr can
+    /// tell (RFC 3522).
+    pub latest_retransmitted: bool,
     /// Start of the lowest removed segment that was neither retransmitted nor SACKed: the
     /// ACK reports an original transmission (F-RTO, RFC 5682 step 3b).
     pub first_original: Option<u64>,
@@ -98,12 +102,32 @@ pub struct Acked {
     pub newest_sent: Option<Instant>,
 }
 
+/// Keeps the latest send time seen and whether its segment had been retransmitted (any of
+/// the segments sent at that instant).
+pub(crate) fn note_latest(
+    latest: &mut Option<Instant>,
+    rtx: &mut bool,
+    sent: Instant,
+    retransmitted: bool,
+) {
+    match *latest {
+        Some(l) if l > sent => {}
+        Some(l) if l == sent => *rtx |= retransmitted,
+        _ => {
+            *latest = Some(sent);
+            *rtx = retransmitted;
+        }
+    }
+}
+
 /// What one SACK block newly reported.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sacked {
     pub bytes: u64,
     /// Latest send time among the newly SACKed segments.
     pub latest_sent: Option<Instant>,
+    /// The segment of `latest_sent` had been retransmitted (as [`Acked::latest_retransmitted`]).
+    pub latest_retransmitted: bool,
     /// Start of the lowest newly SACKed segment never retransmitted (RFC 5682 section 3).
     pub first_original: Option<u64>,
     /// Send times of the lowest and highest newly SACKed segments never retransmitted
@@ -273,7 +297,12 @@ impl Scoreboard {
                 if f.sacked {
                     out.previously_sacked += f.len as u64;
                 } else {
-                    out.latest_sent = out.latest_sent.max(Some(f.sent_at));
+                    note_latest(
+                        &mut out.latest_sent,
+                        &mut out.latest_retransmitted,
+                        f.sent_at,
+                        f.retransmitted,
+                    );
                     self.note_rack_delivered(&f);
                     if !f.retransmitted {
                         if out.first_original.is_none() {
@@ -297,7 +326,12 @@ impl Scoreboard {
                     if f.sacked {
                         out.previously_sacked += n as u64;
                     } else {
-                        out.latest_sent = out.latest_sent.max(Some(f.sent_at));
+                        note_latest(
+                            &mut out.latest_sent,
+                            &mut out.latest_retransmitted,
+                            f.sent_at,
+                            f.retransmitted,
+                        );
                         if !f.retransmitted {
                             if out.first_original.is_none() {
                                 out.first_original = Some(f.start);
@@ -367,7 +401,12 @@ impl Scoreboard {
                 }
                 self.note_rack_delivered(&s);
                 newly.bytes += self.segs[i].len as u64;
-                newly.latest_sent = newly.latest_sent.max(Some(self.segs[i].sent_at));
+                note_latest(
+                    &mut newly.latest_sent,
+                    &mut newly.latest_retransmitted,
+                    self.segs[i].sent_at,
+                    self.segs[i].retransmitted,
+                );
                 if !self.segs[i].retransmitted {
                     if newly.first_original.is_none() {
                         newly.first_original = Some(self.segs[i].start);
@@ -882,7 +921,35 @@ mod tests {
         let a = sb.ack_to(4000);
         assert_eq!((a.bytes, a.previously_sacked), (4000, 2000));
         assert_eq!(a.latest_sent, Some(Instant::from_millis(50)));
+        // The latest-sent segment is a retransmission: the ACK's TSecr must say which
+        // transmission it reports (RFC 3522).
+        assert!(a.latest_retransmitted);
         assert_eq!(a.rtt_from, None);
+    }
+
+    #[test]
+    fn the_latest_sent_segment_says_whether_it_was_retransmitted() {
+        // Segments 0..3 first sent at 0, 10, 20 ms; segment 0 retransmitted at 40 ms.
+        let mut sb = board(3);
+        for i in 0..3 {
+            sb.update(i, |s| s.sent_at = Instant::from_millis(10 * i as u64));
+        }
+        sb.on_retransmit(0, Instant::from_millis(40));
+        // SACK of 1..2: originals only.
+        let n = sb.sack_block(1000, 3000);
+        assert_eq!(n.latest_sent, Some(Instant::from_millis(20)));
+        assert!(!n.latest_retransmitted);
+        // The cumulative ACK: the retransmission is the latest sent.
+        let a = sb.ack_to(3000);
+        assert_eq!(a.latest_sent, Some(Instant::from_millis(40)));
+        assert!(a.latest_retransmitted);
+        // A retransmitted segment sent before the latest original leaves the flag clear.
+        let mut sb = board(2);
+        sb.on_retransmit(0, Instant::from_millis(40));
+        sb.update(1, |s| s.sent_at = Instant::from_millis(60));
+        let a = sb.ack_to(2000);
+        assert_eq!(a.latest_sent, Some(Instant::from_millis(60)));
+        assert!(!a.latest_retransmitted);
     }
 
     /// The scans before issue 18 (every SACKed segment visited on every ACK), kept as the
@@ -893,7 +960,12 @@ mod tests {
         while i < sb.segs.len() && sb.segs[i].start + sb.segs[i].len as u64 <= end {
             if !sb.segs[i].sacked && sb.segs[i].len > 0 {
                 newly.bytes += sb.segs[i].len as u64;
-                newly.latest_sent = newly.latest_sent.max(Some(sb.segs[i].sent_at));
+                note_latest(
+                    &mut newly.latest_sent,
+                    &mut newly.latest_retransmitted,
+                    sb.segs[i].sent_at,
+                    sb.segs[i].retransmitted,
+                );
                 if !sb.segs[i].retransmitted {
                     if newly.first_original.is_none() {
                         newly.first_original = Some(sb.segs[i].start);
