@@ -184,7 +184,7 @@ def _check_proteus_frontier(rows):
     """Figure 6.8(b): PROTEUS-Rate's points over window and threshold, the reference
     algorithms, and the thesis's two statements as rows computed from the points (from the
     one quick run of the test above)."""
-    e = "fig6.8b-proteus-frontier"
+    e = "frontier-proteus"
     cases = sorted({k[1] for k in rows if k[0] == e and k[2] == "proteus-rate" and k[3] == "on_frontier"})
     assert cases == sorted(f"W={w}ms,H=64,T={t}ms,kd=0.25" for w in (100, 250) for t in (20, 50))
     front = [rows[(e, c, "proteus-rate", "on_frontier")]["ours"] for c in cases]

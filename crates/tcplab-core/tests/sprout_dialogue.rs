@@ -20,12 +20,16 @@ fn cfg(cc: CcKind) -> TcpConfig {
 }
 
 /// The path: data crosses a FIFO bottleneck of `per_pkt` per data segment (unbounded
-/// buffer) that delivers nothing during `outage`, then OWD; ACKs take OWD back.
+/// buffer) that delivers nothing during `outage`, then OWD; segments without data queue
+/// behind the data at no service time; ACKs take OWD back.
 struct Path {
     per_pkt: Duration,
     outage: Option<(Instant, Instant)>,
     /// A slower per-segment time for segments starting service in this interval.
     slow: Option<(Instant, Instant, Duration)>,
+    /// A link that serialises every segment A -> B, headers included, at this time per
+    /// byte of IP datagram (instead of `per_pkt` per data segment).
+    per_byte: Option<Duration>,
     busy_until: Instant,
     fwd: Vec<(Instant, u64, Segment)>,
     rev: Vec<(Instant, u64, Segment)>,
@@ -43,6 +47,7 @@ impl Path {
             per_pkt,
             outage: None,
             slow: None,
+            per_byte: None,
             busy_until: Instant::ZERO,
             fwd: Vec::new(),
             rev: Vec::new(),
@@ -56,7 +61,14 @@ impl Path {
     fn send_ab(&mut self, now: Instant, s: Segment) {
         self.sent_ab.push(s);
         self.order += 1;
-        let at = if s.payload_len > 0 {
+        let at = if let Some(b) = self.per_byte {
+            let start = now.max(self.busy_until);
+            self.busy_until = start + b * s.ip_len() as u64;
+            if s.payload_len > 0 {
+                self.log.push((now, self.busy_until + OWD));
+            }
+            self.busy_until + OWD
+        } else if s.payload_len > 0 {
             let mut start = now.max(self.busy_until);
             if let Some((a, b)) = self.outage {
                 if start + self.per_pkt > a && start < b {
@@ -71,7 +83,15 @@ impl Path {
             self.log.push((now, self.busy_until + OWD));
             self.busy_until + OWD
         } else {
-            now + OWD
+            // Segments without data (Sprout's heartbeats) take no service time but wait
+            // their turn in the FIFO, and through the outage.
+            let mut start = now.max(self.busy_until);
+            if let Some((a, b)) = self.outage {
+                if start >= a && start < b {
+                    start = b;
+                }
+            }
+            start + OWD
         };
         self.fwd.push((at, self.order, s));
     }
@@ -370,4 +390,54 @@ fn sprout_recovers_after_the_link_slows_to_one_packet_per_tick() {
         rx.censored_ticks
     );
     assert!(rx.censored_ticks > 0 && rx.censored_ticks < rx.scored_ticks);
+}
+
+/// A link slower than 20 full-size segments per second (Verizon-EVDO-driving's 0.24 Mbit/s
+/// is about that): Sprout's heartbeat, sent every 50 ms while its window is closed, must not
+/// load it. The original's heartbeat carries no data; a full-size one (ours before) is 20
+/// segments per second whatever the forecast, more than this link carries, and the queue
+/// grew to seconds (22 s p95 on Verizon-EVDO-driving). Here 15 full segments per second.
+#[test]
+fn heartbeats_do_not_load_a_slow_link() {
+    let mut r = Run::new(
+        cfg(CcKind::Sprout),
+        cfg(CcKind::Sprout),
+        Duration::from_millis(2),
+    );
+    // 1052-byte datagrams (1000 payload, 52 of headers) at 15 per second.
+    r.p.per_byte = Some(Duration::from_nanos(1_000_000_000 / (15 * 1052)));
+    r.go(ms(20_000), |_| {});
+    let late: Vec<u64> =
+        r.p.log
+            .iter()
+            .filter(|(s, _)| *s > ms(5000))
+            .map(|(s, a)| (*a - *s).as_nanos() / 1_000_000)
+            .collect();
+    let mut sorted = late.clone();
+    sorted.sort();
+    let p95 = sorted[sorted.len() * 95 / 100];
+    // Heartbeats: segments A -> B after the handshake that carry no data and no FIN.
+    let empty: Vec<&Segment> =
+        r.p.sent_ab
+            .iter()
+            .skip(2)
+            .filter(|s| s.payload_len == 0 && !s.flags.fin())
+            .collect();
+    let hb_bytes: u64 = empty.iter().map(|s| s.ip_len() as u64).sum();
+    assert!(
+        p95 < 600,
+        "p95 one-way delay {p95} ms after 5 s; {} empty segments A->B",
+        empty.len()
+    );
+    // The heartbeats are there (the window is closed most of the time on this link), empty,
+    // marked PSH (a flight of nothing that ended), and the receiver counted them.
+    assert!(empty.len() > 50, "{} heartbeats", empty.len());
+    assert!(empty.iter().all(|s| s.flags.contains(Flags::PSH)));
+    // They take a few percent of the link (52 of 1052 bytes per segment time each).
+    assert!(
+        hb_bytes * 10 < 20 * 15 * 1052,
+        "{hb_bytes} bytes of heartbeats"
+    );
+    // And the link still carries data: over 15 s, at least a third of its 15 per second.
+    assert!(late.len() > 75, "{} data segments after 5 s", late.len());
 }

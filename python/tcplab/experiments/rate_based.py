@@ -1057,7 +1057,7 @@ def frontier_proteus(ctx: Context, rep: Report) -> None:
     res = ctx.run_all(jobs, "PROTEUS-Rate frontier (Fig. 6.8b)")
     pts = [(_flow(r)["owd_ms"]["p95"], _flow(r)["goodput_mbps"]) for r in res]
     g_pts, ref_pts = pts[: len(grid)], dict(zip(refs, pts[len(grid):]))
-    e = "fig6.8b-proteus-frontier"
+    e = "frontier-proteus"
     front = _pareto(g_pts)
     case = lambda w, h, tt, kd: f"W={w}ms,H={h},T={tt}ms,kd={kd:g}"  # noqa: E731
     for i, p in enumerate(grid):

@@ -43,9 +43,8 @@
 //! leaves it exact. A tick in which a flight started after an idle spell stays exact, as in
 //! the implementation: it errs low, the cautious side; scoring it as a lower bound too
 //! raised the forecast above a steady link's rate, 10.6 packets per tick at a 10 per tick
-//! link, and the delay with it.) Like Sprout's bulk sender, ours sends a heartbeat when
-//! its window has been closed for 50 ms: one segment (a TCP segment needs payload to be
-//! counted; Sprout's heartbeat may be empty).
+//! link, and the delay with it.) A heartbeat (below) is the end of a flight of nothing:
+//! PSH, so its tick is a lower bound too.
 //!
 //! This departs from the implementation, which scores every tick with arrivals as exact
 //! (`receiver.cc` `advance_to`; its empty heartbeat's few bytes round up to an exact 1).
@@ -54,9 +53,36 @@
 //! (window-limited) segment, the belief settled at about one packet per tick and the 5th
 //! percentile over the target never reached two, so the window never opened again when the
 //! link recovered (Verizon-LTE-short: 0.85 Mbit/s over 90 s against CUBIC's 3.93; 3.79
-//! with the lower bounds). The original's other differences (an empty heartbeat that adds
-//! almost nothing to the queue estimate, its window over forecast ticks k+1..k+6, its drain)
-//! did not end the stall when tried here (0.88 to 0.98 Mbit/s on that trace).
+//! with the lower bounds). The original's other differences (its window over forecast
+//! ticks k+1..k+6, its drain, and, before we adopted it, its empty heartbeat) did not end
+//! the stall when tried here (0.88 to 0.98 Mbit/s on that trace).
+//!
+//! # Heartbeats
+//! The implementation's bulk sender (`sproutbt2.cc`) transmits at least every
+//! `fallback_interval` (50 ms): when the window allows nothing, its do-while loop sends one
+//! packet of `min(1440, 0)` = no data bytes, with `time_to_next` = 50 ms. What crosses the
+//! link is its headers and Sprout's few bytes of framing. The receiver (`receiver.cc`
+//! `recv`) adds `len / 1400` of a packet for it and `advance_to` rounds a tick whose count
+//! is a fraction up to one packet: a heartbeat alone in a tick is one packet, beside data
+//! nothing; its `time_to_next` promises 50 ms of silence; and the reverse direction's next
+//! packet carries the new forecast.
+//!
+//! Ours is the same in TCP: after 50 ms without a transmission the sender sends an empty
+//! segment (ACK and PSH, no payload, at SND.NXT: no sequence space, nothing to retransmit,
+//! acceptable to RFC 9293 like any ACK; 52 bytes on the wire with timestamps). The receiver
+//! takes an empty non-FIN segment with PSH on a Sprout connection for a heartbeat (a pure
+//! ACK carries no PSH; our data sender sends no other empty segment with it): one packet in
+//! a tick with nothing else, nothing beside data, a 50 ms promise of silence, and a lower
+//! bound as the end of a flight (of nothing). As it has no data to ACK, the receiver sends
+//! an ACK with the forecast at the end of the heartbeat's tick, standing in for the
+//! implementation's reverse-direction packet; with SACK (the default) that ACK is never a
+//! duplicate ACK, as it SACKs nothing new. Its few bytes are not added to the sender's queue
+//! estimate (the implementation adds them; they are 52 bytes against 1448-byte segments).
+//!
+//! We first sent a full-size segment of new data as the heartbeat. On a link slower than
+//! 20 segments per second that is a floor above the link's rate: on Verizon-EVDO-driving
+//! (0.24 Mbit/s) the heartbeats alone filled the buffer and the p95 one-way delay was 22 s
+//! (0.52 s with empty heartbeats; TMobile-UMTS-driving 14 s, now 0.10 s).
 //!
 //! # Where we depart from the implementation, and why
 //! - The received count is sequence space: the highest stream offset received (everything
@@ -133,6 +159,10 @@ pub struct SproutReceiver {
     /// Ticks completed (the option's `seq` is this mod 256).
     ticks: u64,
     bytes_this_tick: u64,
+    /// A heartbeat arrived in the tick being counted.
+    heartbeat_this_tick: bool,
+    /// A heartbeat arrived: the next tick's forecast is to be sent back at once.
+    reply_due: bool,
     /// Empty ticks starting before this are not scored (the sender's promise).
     score_from: Instant,
     /// The highest stream offset received.
@@ -146,6 +176,8 @@ pub struct SproutReceiver {
     /// Of the scored ticks, those scored as lower bounds (the sender was window-limited).
     pub censored_ticks: u64,
     pub skipped_ticks: u64,
+    /// Heartbeats received.
+    pub heartbeats: u64,
 }
 
 impl SproutReceiver {
@@ -158,6 +190,8 @@ impl SproutReceiver {
             tick_start: None,
             ticks: 0,
             bytes_this_tick: 0,
+            heartbeat_this_tick: false,
+            reply_due: false,
             score_from: Instant::ZERO,
             highest: 0,
             open_now: false,
@@ -165,6 +199,7 @@ impl SproutReceiver {
             scored_ticks: 0,
             censored_ticks: 0,
             skipped_ticks: 0,
+            heartbeats: 0,
         }
     }
 
@@ -190,6 +225,27 @@ impl SproutReceiver {
         self.open_now = !flight_ended;
     }
 
+    /// The sender's empty heartbeat arrived (an empty segment with PSH: module docs,
+    /// "Heartbeats"). Like the implementation's (`receiver.cc` `recv` adds its few bytes,
+    /// and `advance_to` rounds a fraction up to one packet), it counts as one packet in a
+    /// tick in which nothing else arrived and adds nothing to one in which data did; it ended
+    /// a flight (of nothing), so it promises the heartbeat interval's silence and leaves the
+    /// tick a lower bound. The forecast of the tick it arrived in is sent back at the tick's
+    /// end, since the sender, its window closed, has no data for us to ACK.
+    pub fn on_heartbeat(&mut self, now: Instant) {
+        let start = *self.tick_start.get_or_insert(now);
+        self.heartbeat_this_tick = true;
+        self.score_from = self.score_from.max(start + self.heartbeat);
+        self.open_now = false;
+        self.reply_due = true;
+        self.heartbeats += 1;
+    }
+
+    /// Whether a heartbeat is waiting for the forecast of its tick (cleared by the call).
+    pub fn take_reply_due(&mut self) -> bool {
+        std::mem::take(&mut self.reply_due)
+    }
+
     /// The end of the tick being counted.
     pub fn next_tick(&self) -> Option<Instant> {
         self.tick_start.map(|t| t + self.tick)
@@ -198,8 +254,9 @@ impl SproutReceiver {
     /// Closes every tick that ended by `now` (the implementation's `advance_to`).
     pub fn on_tick(&mut self, now: Instant) {
         while let Some(start) = self.tick_start.filter(|&t| t + self.tick <= now) {
-            let obs = if self.bytes_this_tick > 0 {
-                // Whole packets as the implementation rounds (nearest; a fraction is one).
+            let obs = if self.bytes_this_tick > 0 || self.heartbeat_this_tick {
+                // Whole packets as the implementation rounds (nearest; a fraction, such as
+                // a heartbeat alone, is one).
                 let n = ((self.bytes_this_tick + self.mss / 2) / self.mss).max(1);
                 // Exact unless the tick's last arrival ended a flight: then the link went
                 // idle for the rest of the tick for want of data, and n is what the sender
@@ -224,6 +281,7 @@ impl SproutReceiver {
             }
             self.fc.tick(obs);
             self.bytes_this_tick = 0;
+            self.heartbeat_this_tick = false;
             self.ticks += 1;
             self.tick_start = Some(start + self.tick);
         }
@@ -277,9 +335,14 @@ pub struct Sprout {
     /// RFC 6675 pipe as of the latest event.
     pipe: u64,
     last_send: Option<Instant>,
-    /// One segment allowed regardless of the window (heartbeat, or after a timeout).
+    /// The window has let nothing go for 50 ms: an empty heartbeat is due (module docs,
+    /// "Heartbeats"). It adds nothing to the window.
     heartbeat_due: bool,
+    /// One full segment allowed regardless of the window, after a retransmission timeout.
+    rto_segment: bool,
     window: u64,
+    /// Heartbeats sent, for tests and reports.
+    pub heartbeats_sent: u64,
 }
 
 impl Sprout {
@@ -300,7 +363,9 @@ impl Sprout {
             pipe: 0,
             last_send: None,
             heartbeat_due: false,
+            rto_segment: false,
             window: initial_window,
+            heartbeats_sent: 0,
         };
         s.recompute();
         s
@@ -339,8 +404,24 @@ impl Sprout {
     }
 
     fn recompute(&mut self) {
-        let hb = if self.heartbeat_due { self.mss } else { 0 };
-        self.window = self.pipe + self.allowance() + hb;
+        let rto = if self.rto_segment { self.mss } else { 0 };
+        self.window = self.pipe + self.allowance() + rto;
+    }
+
+    /// Nothing has been sent for the heartbeat interval: the endpoint is to send an empty
+    /// segment (ACK and PSH, no data) if it has nothing else to send (module docs,
+    /// "Heartbeats").
+    pub fn heartbeat_due(&self) -> bool {
+        self.heartbeat_due
+    }
+
+    /// The endpoint sent the empty heartbeat: the next is due 50 ms after it (as after any
+    /// transmission; the bulk sender's `time_of_next_transmission`). It occupies no sequence
+    /// space, so neither the window nor the queue estimate changes.
+    pub fn on_heartbeat_sent(&mut self, now: Instant) {
+        self.last_send = Some(now);
+        self.heartbeat_due = false;
+        self.heartbeats_sent += 1;
     }
 
     /// Counts the forecast's ticks that have passed by `now`.
@@ -395,6 +476,7 @@ impl CongestionControl for Sprout {
         self.pipe = in_flight;
         self.last_send = Some(now);
         self.heartbeat_due = false;
+        self.rto_segment = false;
         self.recompute();
     }
 
@@ -416,7 +498,7 @@ impl CongestionControl for Sprout {
         self.advance(now);
         if event == CongestionEvent::Timeout {
             self.pipe = 0;
-            self.heartbeat_due = true;
+            self.rto_segment = true;
         }
         self.recompute();
     }
@@ -561,9 +643,22 @@ mod tests {
         assert_eq!(s.next_tick(), Some(t0 + Duration::from_millis(20)));
         s.on_tick(t0 + Duration::from_millis(40));
         assert_eq!(s.next_tick(), Some(t0 + Duration::from_millis(50)));
+        assert!(!s.heartbeat_due());
         s.on_tick(t0 + Duration::from_millis(50));
-        assert_eq!(s.congestion_window(), 2000, "one heartbeat segment");
-        s.on_packet_sent(t0 + Duration::from_millis(50), 1000, 2000, false);
+        // The heartbeat is due, and empty: the window does not open for it.
+        assert!(s.heartbeat_due());
+        assert_eq!(s.congestion_window(), 1000, "no data for a heartbeat");
+        assert_eq!(s.next_tick(), Some(t0 + Duration::from_millis(60)));
+        s.on_heartbeat_sent(t0 + Duration::from_millis(50));
+        assert!(!s.heartbeat_due());
+        assert_eq!((s.heartbeats_sent, s.congestion_window()), (1, 1000));
+        // The next one 50 ms after it.
+        s.on_tick(t0 + Duration::from_millis(99));
+        assert!(!s.heartbeat_due());
+        s.on_tick(t0 + Duration::from_millis(100));
+        assert!(s.heartbeat_due());
+        s.on_packet_sent(t0 + Duration::from_millis(100), 1000, 2000, false);
+        assert!(!s.heartbeat_due(), "any transmission counts");
         assert_eq!(s.congestion_window(), 2000);
         let rtt = RttEstimator::new(
             Duration::from_secs(1),
@@ -628,5 +723,62 @@ mod tests {
         assert_eq!((v.scored_ticks, v.censored_ticks), (1, 0));
         q.stop();
         assert_eq!(q.next_tick(), None);
+    }
+
+    #[test]
+    fn a_heartbeat_counts_as_one_packet_alone_and_nothing_beside_data() {
+        let cfg = SproutConfig::original();
+        let t0 = Instant::from_millis(5);
+        let tick = Duration::from_millis(20);
+        // A heartbeat alone in a tick: one packet, a lower bound (it ended a flight of
+        // nothing), and its tick's forecast is to go back.
+        let mut r = SproutReceiver::new(&cfg, MSS);
+        r.on_data(t0, 1000, 1000, true);
+        r.on_tick(t0 + tick);
+        assert!(!r.take_reply_due());
+        let before = r.forecaster().clone();
+        // (The endpoint closes ticks at their ends, before anything later arrives.)
+        r.on_tick(t0 + Duration::from_millis(70));
+        r.on_heartbeat(t0 + Duration::from_millis(70));
+        assert_eq!(r.heartbeats, 1);
+        r.on_tick(t0 + tick * 4);
+        // Ticks at 20 and 40 ms: empty within the data's promise (skipped); at 60 ms: the
+        // heartbeat's, scored.
+        assert_eq!(
+            (r.scored_ticks, r.censored_ticks, r.skipped_ticks),
+            (2, 2, 2)
+        );
+        assert!(r.take_reply_due());
+        assert!(!r.take_reply_due(), "taken once");
+        let mut expect = before;
+        expect.tick(None);
+        expect.tick(None);
+        expect.tick(Some(Observation::AtLeast(1)));
+        assert_eq!(
+            r.forecaster().cumulative_forecast(),
+            expect.cumulative_forecast()
+        );
+        // It promises 50 ms of silence from its tick's start (60 ms): the empty ticks at
+        // 80 and 100 ms are skipped, the one at 120 ms scored.
+        r.on_tick(t0 + tick * 7);
+        assert_eq!((r.scored_ticks, r.skipped_ticks), (3, 4));
+        // Beside data it adds nothing: 3 segments and a heartbeat are 3 packets; data after
+        // it in the tick leaves the count exact.
+        let mut a = SproutReceiver::new(&cfg, MSS);
+        let mut b = SproutReceiver::new(&cfg, MSS);
+        for (i, x) in [&mut a, &mut b].into_iter().enumerate() {
+            x.on_data(t0, 1000, 1000, false);
+            if i == 1 {
+                x.on_heartbeat(t0 + Duration::from_millis(1));
+            }
+            x.on_data(t0 + Duration::from_millis(2), 1000, 2000, false);
+            x.on_data(t0 + Duration::from_millis(3), 1000, 3000, false);
+            x.on_tick(t0 + tick);
+            assert_eq!((x.scored_ticks, x.censored_ticks), (1, 0));
+        }
+        assert_eq!(
+            a.forecaster().cumulative_forecast(),
+            b.forecaster().cumulative_forecast()
+        );
     }
 }

@@ -1557,6 +1557,12 @@ impl Endpoint {
         let len = seg.payload_len as u64;
         let mut fin = seg.flags.fin();
         if len == 0 && !fin {
+            if seg.flags.contains(Flags::PSH) {
+                if let Some(rx) = self.sprout_rx.as_deref_mut() {
+                    // Sprout's empty heartbeat (rate::sprout, "Heartbeats").
+                    rx.on_heartbeat(now);
+                }
+            }
             return;
         }
         if len > 0 && self.ecn_ok {
@@ -1706,8 +1712,10 @@ impl Endpoint {
                 rx.on_tick(now);
                 // Sprout's receiver sends its new forecast every tick: an ACK still held by
                 // the delayed-ACK rule goes now, so the count and forecast are at most a
-                // tick old (rate::sprout, "Where we depart").
-                if self.pending_ack_bytes > 0 && self.conn == Conn::Established {
+                // tick old (rate::sprout, "Where we depart"); so does the answer to a
+                // heartbeat that arrived in the tick ("Heartbeats").
+                let reply = rx.take_reply_due();
+                if (self.pending_ack_bytes > 0 || reply) && self.conn == Conn::Established {
                     self.ack_now = true;
                 }
             }
@@ -1864,6 +1872,9 @@ impl Endpoint {
                 }
                 if out.is_none() {
                     out = self.send_data(now);
+                }
+                if out.is_none() {
+                    out = self.sprout_heartbeat(now);
                 }
                 if out.is_none() && self.ack_now {
                     out = Some(self.make_ack(now));
@@ -2205,6 +2216,29 @@ impl Endpoint {
         let mss = self.mss as u64;
         (self.sb.next_lost().is_some() && avail >= mss)
             || (unsent > 0 && self.wnd_avail() > 0 && avail >= unsent.min(mss))
+    }
+
+    /// Sprout's heartbeat (rate::sprout, "Heartbeats"): after 50 ms in which nothing was
+    /// sent, an empty segment (the implementation's bulk sender sends a packet of no data)
+    /// marked PSH, the end of a flight of nothing, which the receiver counts and answers
+    /// with its forecast. At SND.NXT with no payload it takes no sequence space and no
+    /// retransmission; RFC 9293 accepts it as any pure ACK. It carries our ACK, so it
+    /// replaces an ACK that is due.
+    fn sprout_heartbeat(&mut self, now: Instant) -> Option<Segment> {
+        let Cc::Sprout(s) = &mut self.cc else {
+            return None;
+        };
+        if !s.heartbeat_due() || self.fin_sent {
+            return None;
+        }
+        s.on_heartbeat_sent(now);
+        let mut seg = Segment {
+            seq: self.snd_seq(self.snd_nxt),
+            flags: Flags::ACK | Flags::PSH,
+            ..Default::default()
+        };
+        self.finish(now, &mut seg);
+        Some(seg)
     }
 
     fn make_ack(&mut self, now: Instant) -> Segment {
