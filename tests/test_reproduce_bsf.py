@@ -132,6 +132,7 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
 
     out = tmp_path / "out"
     assert (out / "report.md").is_file() and (out / "rows.json").is_file() and (out / "bsf-fig6-8.png").is_file()
+    assert (out / "bsf-sensitivity.png").is_file()
     assert "Quick mode" in (out / "report.md").read_text()
 
 

@@ -451,6 +451,8 @@ def reproduce(ctx: Context) -> Report:
         1.0, verdict=True, note=note_sens)
 
     figs = _figures(ctx, thr, ratio)
+    figs.append(_sensitivity_figure(ctx, sratio, {k: link_bound_mbps(k[0]) / sens[(*k, "red")].throughput
+                                                  for k in sratio}))
     notes: list[str | Note] = [
         "Scenario files: `scenarios/bsf/n5.toml`, `n10.toml`, `n15.toml` (Figure 5 with the three numbers of sessions; BSF on). "
         "The RED-only variant runs the same file with `elements = []`; each point sets the wireless error rate. "
@@ -550,3 +552,35 @@ def _figures(ctx: Context, thr: dict[tuple[int, int, str], float], ratio: dict[t
     return [save_figure(fig, ctx.out / "bsf-fig6-8.png",
                         "Figures 6-8: total throughput with RED only and with BSF (5 sessions; 5, 10, 15 sessions) "
                         "and the ratio BSF / RED only")]
+
+
+def _sensitivity_figure(ctx: Context, sratio: dict[tuple[int, int, tuple[int, int]], float],
+                        bound: dict[tuple[int, int, tuple[int, int]], float]) -> Any:
+    """The `sensitivity` rows: BSF / RED-only against the base RTT, one line per mean burst,
+    beside the bound on any scheme's ratio, one panel per error rate."""
+    from matplotlib import ticker
+
+    plt = pyplot()
+    fig, axs = plt.subplots(1, len(SENS_ERROR_PCT), figsize=(5.5 * len(SENS_ERROR_PCT), 4.2))
+    rtts = [sens_rtt_ms(d) for d in SENS_DELAYS_MS]
+    for ax, e in zip(axs, SENS_ERROR_PCT):
+        for b, color in zip(SENS_BURSTS, ("tab:blue", "tab:orange", "tab:green")):
+            ax.plot(rtts, [sratio[(e, b, d)] for d in SENS_DELAYS_MS], "o-", color=color, label=f"BSF / RED, burst {b}")
+            ax.plot(rtts, [bound[(e, b, d)] for d in SENS_DELAYS_MS], ":", color=color, alpha=0.7,
+                    label=f"any scheme's bound, burst {b}")
+        if e == 8:
+            ax.axhline(PAPER_RATIO_N5_E8, color="k", lw=1, ls="--", label="paper, N = 5, 8% (2.5)")
+        ax.axhline(1.0, color="0.6", lw=1)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(rtts, [str(r) for r in rtts])
+        ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_yticks([t for t in (0.5, 1, 1.5, 2, 2.5, 3, 5, 10, 20) if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]])
+        ax.set_xlabel("base RTT (ms)")
+        ax.set_ylabel("throughput ratio")
+        ax.set_title(f"N = 5, {e}% errors")
+        ax.legend(fontsize=7)
+    return save_figure(fig, ctx.out / "bsf-sensitivity.png",
+                       "Sensitivity: BSF / RED-only against the base RTT for mean bursts of 1, 3 and 10 packets, and "
+                       "the largest ratio any base-station scheme could reach (the link's payload bound over RED-only)")
