@@ -33,23 +33,27 @@ $(BUILD): $(DEPS) $(RUST_SRC)
 	@test -x $(VENV)/bin/tcplab
 	@touch $@
 
-# The main job: one example run with its plots, then the AFC, rate-based, RSFC and DARCA reproductions in quick
-# mode (reports with the papers' numbers beside ours, and beside them ours under the ns2 profile: a few seconds
-# more per paper; RSFC's report says why it cannot run under ns2). `make reproduce` runs the full ones.
+# The main job: one example run with its plots, then the AFC, rate-based, RSFC, DARCA and BSF reproductions in
+# quick mode (reports with the papers' numbers beside ours, and beside them ours under the ns2 profile: a few
+# seconds more per paper; BSF's quick grid twice takes about 150 s of CPU, a minute and a quarter on 2 idle
+# cores; RSFC's report says why it cannot run under ns2). `make reproduce` runs the full ones.
 run: $(BUILD)
 	$(VENV)/bin/tcplab run $(SCENARIO) --out $(OUT)/$(basename $(notdir $(SCENARIO)))
 	$(VENV)/bin/tcplab reproduce afc --quick --beside ns2 --out $(OUT)/reproduce-afc-quick > /dev/null
 	$(VENV)/bin/tcplab reproduce rate-based --quick --beside ns2 --out $(OUT)/reproduce-rate-based-quick > /dev/null
 	$(VENV)/bin/tcplab reproduce rsfc --quick --beside ns2 --out $(OUT)/reproduce-rsfc-quick > /dev/null
 	$(VENV)/bin/tcplab reproduce darca --quick --beside ns2 --out $(OUT)/reproduce-darca-quick > /dev/null
-	@echo "reports: $(OUT)/reproduce-afc-quick/report.md, $(OUT)/reproduce-rate-based-quick/report.md, $(OUT)/reproduce-rsfc-quick/report.md, $(OUT)/reproduce-darca-quick/report.md"
+	$(VENV)/bin/tcplab reproduce bsf --quick --beside ns2 --out $(OUT)/reproduce-bsf-quick > /dev/null
+	@echo "reports: $(OUT)/reproduce-afc-quick/report.md, $(OUT)/reproduce-rate-based-quick/report.md, $(OUT)/reproduce-rsfc-quick/report.md, $(OUT)/reproduce-darca-quick/report.md, $(OUT)/reproduce-bsf-quick/report.md"
 
-# Full reproductions of AFC, the rate-based thesis and RSFC (minutes; both cores).
+# Full reproductions of AFC, the rate-based thesis, RSFC, DARCA (minutes; both cores) and BSF (the paper's
+# 200,000 s per point: about 20 minutes on 2 idle cores).
 reproduce: $(BUILD)
 	$(VENV)/bin/tcplab reproduce afc --out $(OUT)/reproduce-afc
 	$(VENV)/bin/tcplab reproduce rate-based --out $(OUT)/reproduce-rate-based
 	$(VENV)/bin/tcplab reproduce rsfc --out $(OUT)/reproduce-rsfc
 	$(VENV)/bin/tcplab reproduce darca --out $(OUT)/reproduce-darca
+	$(VENV)/bin/tcplab reproduce bsf --out $(OUT)/reproduce-bsf
 
 # tshark is only needed by the pcap test, which skips without it.
 tshark:

@@ -88,8 +88,51 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
             assert by[("bsf-activity", c, v, "timeouts_per_1000s")]["ours"] >= 0
     for c in cases:
         assert by[("capacity-bound", c, "any-scheme-vs-red", "max_ratio")]["ours"] >= ratio[c] - 1e-3
+
+    # The sensitivity grid (burst length and delays at N = 5): every set-up's throughputs, their
+    # ratio, the bound on any scheme's ratio and BSF's counters; the scenario files' own set-up
+    # is the main grid's run; the verdict follows from the grid's largest ratio at 8%.
+    from tcplab.experiments import bsf
+
+    assert set(bsf.SENS_BURSTS) >= {1, 3, 10} and (3, 8) == bsf.SENS_ERROR_PCT
+    rtts = sorted(bsf.sens_rtt_ms(d) for d in bsf.SENS_DELAYS_MS)
+    assert rtts[0] <= 20 and rtts[-1] >= 200, rtts
+    sens = {}
+    for e in bsf.SENS_ERROR_PCT:
+        for b in bsf.SENS_BURSTS:
+            for d in bsf.SENS_DELAYS_MS:
+                c = f"n5-err{e}-burst{b}-rtt{bsf.sens_rtt_ms(d)}ms"
+                red = by[("sensitivity", c, "red", "throughput_mbps")]["ours"]
+                bs = by[("sensitivity", c, "bsf", "throughput_mbps")]["ours"]
+                bound = 2 * (1 - e / 100) * 1000 / 1040
+                assert 0 < red <= bound + 1e-3 and 0 < bs <= bound + 1e-3, (c, red, bs)
+                x = by[("sensitivity", c, "bsf-vs-red", "ratio")]
+                assert x["paper"] is None and x["ours"] == pytest.approx(bs / red, rel=2e-3, abs=2e-4), c
+                assert by[("sensitivity", c, "any-scheme-vs-red", "max_ratio")]["ours"] == pytest.approx(
+                    bound / red, rel=2e-3, abs=2e-4)
+                assert by[("sensitivity", c, "any-scheme-vs-red", "max_ratio")]["ours"] >= x["ours"] - 1e-3
+                for v, m in (("bsf", "zwas_per_1000s"), ("bsf", "below_flush_share"), ("bsf", "mean_queue_at_arrival_pkts"),
+                             ("red", "timeouts_per_1000s"),
+                             ("bsf", "timeouts_per_1000s"), ("red", "wireless_idle_share")):
+                    assert by[("sensitivity", c, v, m)]["ours"] >= 0, (c, v, m)
+                sens[(e, b, d)] = x["ours"]
+        # The scenario files' set-up is the main grid's point, not a run of its own.
+        assert sens[(e, 3, (10, 10))] == ratio[f"n5-err{e}"]
+        mx = by[("sensitivity", f"n5-err{e}-all", "bsf-vs-red", "max_ratio")]
+        assert mx["ours"] == max(v for k, v in sens.items() if k[0] == e)
+        assert mx["paper"] == (2.5 if e == 8 else None)
+    # The set-ups differ in their runs (the overrides took effect): not every ratio is the same.
+    assert len({by[("sensitivity", f"n5-err8-burst{b}-rtt{bsf.sens_rtt_ms(d)}ms", "red", "throughput_mbps")]["ours"]
+                for b in bsf.SENS_BURSTS for d in bsf.SENS_DELAYS_MS}) > 1
+    anyset = by[("verdicts", "n5-err8-sensitivity", "any-setup-within-20pct-of-paper", "holds")]
+    mx8 = by[("sensitivity", "n5-err8-all", "bsf-vs-red", "max_ratio")]["ours"]
+    assert anyset["paper"] == 1.0 and anyset["ours"] == float(abs(mx8 / 2.5 - 1) <= 0.2)
+    if anyset["ours"] == 0.0:
+        assert anyset.get("note") and mx8 > 0, anyset
+
     out = tmp_path / "out"
     assert (out / "report.md").is_file() and (out / "rows.json").is_file() and (out / "bsf-fig6-8.png").is_file()
+    assert (out / "bsf-sensitivity.png").is_file()
     assert "Quick mode" in (out / "report.md").read_text()
 
 
@@ -101,7 +144,7 @@ def _summary(thr_mbps: float, dur: float = 1000.0, bsf: bool = False) -> dict:
               "fast_retransmits": 3} for _ in range(5)]
     el = [{"detail": {"arrivals": 100, "below_flush": 5, "flushes": 2, "zwas_sent": 4}}] if bsf else []
     return {"duration_s": dur, "flows": flows, "elements": el,
-            "links": [{"name": "wireless", "utilization": 0.9, "red": {"mean_ave": 4.0}}]}
+            "links": [{"name": "wireless", "utilization": 0.9, "red": {"mean_ave": 4.0, "mean_curq": 6.0}}]}
 
 
 class _FakeCtx:
@@ -144,7 +187,8 @@ def test_verdicts_are_computed_from_the_runs(tmp_path: Path, kind: str):
     by = {(r.experiment, r.case, r.variant, r.metric): r for r in rep.rows}
     for key in (("verdicts", "n5-err3-10", "bsf-above-red", "holds"),
                 ("verdicts", "n5-n10-n15", "gain-shrinks-with-sessions", "holds"),
-                ("verdicts", "n5-err8", "ratio-within-20pct-of-paper", "holds")):
+                ("verdicts", "n5-err8", "ratio-within-20pct-of-paper", "holds"),
+                ("verdicts", "n5-err8-sensitivity", "any-setup-within-20pct-of-paper", "holds")):
         assert by[key].ours == expect, (key, by[key])
     assert by[("gain", "n5-err8", "bsf-vs-red", "ratio")].ours == pytest.approx(2.5 if expect else 0.95)
     assert not rep.unexplained()
@@ -165,3 +209,25 @@ def test_scenario_files_hold_the_paper_set_up():
     # A larger buffer would leave BSF no FLUSH_thresh at N = 5 (eq. 4): refused, not run.
     with pytest.raises(ScenarioError, match="never act"):
         tcplab.load(SCENARIOS / "bsf" / "n5.toml", {"elements.0.total_buffer": "21pkts"})
+
+
+def test_sensitivity_overrides_set_every_link():
+    # A sensitivity set-up changes the burst of the wireless loss and the delay of every link
+    # (both wireless directions, every wired one), and nothing else of the topology.
+    import tcplab
+    from tcplab.experiments import SCENARIOS, bsf
+
+    base = tcplab.load(SCENARIOS / "bsf" / "n5.toml").canonical
+    sc = tcplab.load(SCENARIOS / "bsf" / "n5.toml", bsf._sens_overrides("red", 8, 10, (90, 10), 100)).canonical
+    links, links0 = sc["topology"]["links"], base["topology"]["links"]
+    assert len(links) == len(links0) == 12
+    for l, l0 in zip(links, links0):
+        wireless = "mh" in (l["from"], l["to"])
+        assert l["delay"] == (10 if wireless else 90) * 10**6, l
+        assert {k: v for k, v in l.items() if k not in ("delay", "loss")} == \
+            {k: v for k, v in l0.items() if k not in ("delay", "loss")}
+    assert sc["elements"] == [] and base["elements"]
+    # mean burst 10 at 8%: p_bad_to_good = 1/10 (docs/scenarios.md's mapping)
+    assert links[0]["loss"]["p_bad_to_good"] == pytest.approx(0.1)
+    assert links[0]["loss"]["p_good_to_bad"] == pytest.approx(0.08 / 0.92 / 10)
+    assert bsf.sens_rtt_ms((90, 10)) == 200
