@@ -464,6 +464,18 @@ impl Model {
         self.cdf[s].get_or_init(|| self.build_row(s))
     }
 
+    /// The belief's states that carry probability, with their CDF rows: gathered once per
+    /// tick for every horizon and search step (the same terms, in the same order, as summing
+    /// over the whole belief each time: states below NEGLIGIBLE change no forecast).
+    fn active<'m>(&'m self, belief: &[f64]) -> Vec<(f64, &'m [f64])> {
+        belief
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b >= NEGLIGIBLE)
+            .map(|(s, &b)| (b, self.row(s)))
+            .collect()
+    }
+
     fn build_row(&self, s: usize) -> Box<[f64]> {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx") {
@@ -766,17 +778,8 @@ impl SproutForecast {
     /// The cautious forecast of every horizon from the current belief.
     #[inline(always)]
     fn forecast_body(&mut self) {
-        // The belief's states that carry probability, with their CDF rows, gathered once
-        // for the tick's every horizon and search step (the same terms, in the same order,
-        // as summing over the whole belief each time: the forecast is unchanged).
         let model = Arc::clone(&self.model);
-        let active: Vec<(f64, &[f64])> = self
-            .belief
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b >= NEGLIGIBLE)
-            .map(|(s, &b)| (b, model.row(s)))
-            .collect();
+        let active = model.active(&self.belief);
         for i in 0..self.cumulative.len() {
             let last = self.cumulative[i];
             self.cumulative[i] = quantile_near(&model, &active, i, self.percentile, last);
@@ -805,14 +808,7 @@ impl SproutForecast {
     #[cfg(test)]
     fn quantile_of(&self, k: usize) -> u64 {
         let model = Arc::clone(&self.model);
-        let active: Vec<(f64, &[f64])> = self
-            .belief
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b >= NEGLIGIBLE)
-            .map(|(s, &b)| (b, model.row(s)))
-            .collect();
-        quantile_over(&model, &active, k, self.percentile)
+        quantile_over(&model, &model.active(&self.belief), k, self.percentile)
     }
 }
 
@@ -1236,13 +1232,7 @@ mod tests {
         for obs in varied_observations(200) {
             f.tick(obs);
             let model = Arc::clone(&f.model);
-            let active: Vec<(f64, &[f64])> = f
-                .belief
-                .iter()
-                .enumerate()
-                .filter(|(_, &b)| b >= NEGLIGIBLE)
-                .map(|(s, &b)| (b, model.row(s)))
-                .collect();
+            let active = model.active(&f.belief);
             for k in 0..model.segments.len() {
                 let want = quantile_over(&model, &active, k, f.percentile);
                 assert_eq!(f.cumulative_forecast()[k], want);
