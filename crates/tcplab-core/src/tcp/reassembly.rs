@@ -41,7 +41,17 @@ impl Reassembly {
             j += 1;
         }
         let old: u64 = self.ranges[i..j].iter().map(|r| r.1 - r.0).sum();
-        self.ranges.splice(i..j, std::iter::once((s, e)));
+        // `ranges[i..j]` becomes the one merged range. Written out rather than `splice`,
+        // whose generic drop the compiler keeps out of line (~40 instructions per
+        // out-of-order segment on dumbbell-10); the common case, one range grown, is a store.
+        match j - i {
+            0 => self.ranges.insert(i, (s, e)),
+            1 => self.ranges[i] = (s, e),
+            _ => {
+                self.ranges[i] = (s, e);
+                self.ranges.drain(i + 1..j);
+            }
+        }
         self.ooo_bytes = self.ooo_bytes - old + (e - s);
         if recent {
             self.note_recent(start);
@@ -74,7 +84,10 @@ impl Reassembly {
     pub fn pop_contiguous(&mut self, rcv_nxt: u64) -> Option<u64> {
         match self.ranges.first() {
             Some(&(s, e)) if s <= rcv_nxt => {
-                self.ranges.remove(0);
+                // `remove(0)`, which the compiler keeps out of line (~30 instructions per
+                // hole filled on dumbbell-10): shift the rest down, drop the last.
+                self.ranges.copy_within(1.., 0);
+                self.ranges.pop();
                 self.ooo_bytes -= e - s;
                 Some(e)
             }
@@ -127,6 +140,25 @@ mod tests {
         assert_eq!(r.pop_contiguous(5), None);
         assert_eq!(r.pop_contiguous(10), Some(45));
         assert_eq!(r.ooo_bytes(), 0);
+    }
+
+    #[test]
+    fn merges_of_several_ranges_and_pops_keep_the_rest_in_order() {
+        // The written-out splice (0, 1 or several ranges replaced) and remove(0).
+        let mut r = Reassembly::default();
+        for s in [10, 30, 50, 70, 90] {
+            r.insert(s, s + 5, false);
+        }
+        assert_eq!(r.insert(32, 73, false), 30);
+        assert_eq!(r.ranges(), &[(10, 15), (30, 75), (90, 95)]);
+        assert_eq!(r.insert(20, 25, false), 5);
+        assert_eq!(r.ranges(), &[(10, 15), (20, 25), (30, 75), (90, 95)]);
+        assert_eq!(r.ooo_bytes(), 5 + 5 + 45 + 5);
+        assert_eq!(r.pop_contiguous(10), Some(15));
+        assert_eq!(r.ranges(), &[(20, 25), (30, 75), (90, 95)]);
+        assert_eq!(r.pop_contiguous(20), Some(25));
+        assert_eq!(r.ranges(), &[(30, 75), (90, 95)]);
+        assert_eq!(r.ooo_bytes(), 50);
     }
 
     #[test]

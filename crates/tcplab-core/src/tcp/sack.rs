@@ -720,11 +720,18 @@ impl Scoreboard {
         self.loss_floor = 0;
     }
 
-    /// NextSeg() rule 1: the first lost segment not yet retransmitted.
+    /// NextSeg() rule 1: the first lost segment not yet retransmitted. Inline: the sender
+    /// asks on every transmit opportunity and nearly always nothing awaits retransmission
+    /// (out of line the call cost ~12 instructions per data packet on dumbbell-10).
+    #[inline]
     pub fn next_lost(&mut self) -> Option<usize> {
         if self.awaiting_rtx == 0 {
             return None;
         }
+        self.next_lost_scan()
+    }
+
+    fn next_lost_scan(&mut self) -> Option<usize> {
         let mut i = self.segs.partition_point(|s| s.start < self.rtx_cursor);
         while i < self.segs.len() {
             let s = &self.segs[i];
