@@ -116,13 +116,11 @@ def test_tcplab_side_runs_and_compares_on_a_subset():
     assert res["darca"]["all"]["aim_met"], res["darca"]
     assert res["bsf"]["0.05"]["aim_met"], res["bsf"]
     # Alone over a 200 kbit/s uplink, CUBIC, Reno and Westwood stay in slow start in both
-    # simulators and finish within 0.1% of each other; Vegas does not (README.md: ns-2's
-    # leaves slow start at 5 segments, tcplab's at about 250): a measured gap, kept visible.
+    # simulators and finish within 0.1% of each other. So does Vegas, which in both leaves
+    # slow start at its first judgment (5 segments): ns-2's module subtracts the heap's
+    # garbage for `beg_snd_una` there (README.md, cc/vegas_ns2.rs), and so does ours.
     for cc, r in res["ch5-slow"]["per_cc"].items():
-        if cc == "vegas":
-            assert r["median_ratio"] > 1.25, r
-        else:
-            assert abs(r["median_ratio"] - 1) < 0.001, (cc, r)
+        assert abs(r["median_ratio"] - 1) < 0.001, (cc, r)
     json.dumps(res)  # the comparison is plain JSON
 
 
@@ -141,7 +139,7 @@ def test_full_comparison_verdicts_are_those_of_the_readme():
     res = {sc: c.compare(sc, REFS[sc], [c.tcplab_point(sc, p) for p in c.points(sc)]) for sc in c.SCENARIOS}
     assert all(g["aim_met"] for sc in ("bsf", "darca") for g in res[sc].values()), {sc: res[sc] for sc in ("bsf", "darca")}
     slow = res["ch5-slow"]["per_cc"]
-    assert [cc for cc in c.CH5_CC if slow[cc]["aim_median_met"]] == ["cubic", "reno", "westwood"]
+    assert [cc for cc in c.CH5_CC if slow[cc]["aim_median_met"]] == ["cubic", "reno", "westwood", "vegas"]
     assert all(slow[cc]["aim_starved_met"] for cc in c.CH5_CC)
     conc = res["ch5-concurrent"]["per_cc"]
     # With Agent/TCP/Linux's own rules (recovery = "ns2_linux", rto_restart = "any_ack",

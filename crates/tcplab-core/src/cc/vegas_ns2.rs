@@ -17,8 +17,9 @@
 //!   `tcp_slow_start` (+1 packet).
 //! - Congestion avoidance moves cwnd by one packet towards the previous round's cwnd +-1
 //!   (`beg_snd_cwnd`), and leaves ssthresh alone.
-//! - `beg_snd_una` and `beg_snd_cwnd` start at 0 (the kernel zeroes the private area), so
-//!   the first round counts everything sent before the module was initialised.
+//! - `beg_snd_una` and `beg_snd_cwnd` start with what ns-2's heap left there, not 0 (see
+//!   below), and the module's `u32` is a 64-bit `unsigned long`: the first once-per-RTT
+//!   judgment always takes the slow-start exit (ssthresh 2, cwnd kept, then +1).
 //! - The module is initialised on the first ACK (`initialized_` in `recv`), and judges
 //!   only in `TCP_CA_Open`: a fast recovery or a timeout (`TCP_CA_Loss`, until everything
 //!   outstanding at the timeout is acknowledged) disables it, and the return to Open
@@ -28,6 +29,28 @@
 //!   acknowledged at least one segment's bytes (`bytes_acked`, reset at each increase);
 //!   Reno's avoidance adds one packet per window of bytes acknowledged. Reno's growth
 //!   needs a full window in flight (`tcp_is_cwnd_limited`); Vegas's own does not.
+//!
+//! The first judgment. `tcp_vegas_init` (tcp_vegas.c:97-103, with `vegas_enable` 74-87)
+//! sets `baseRTT`, `doing_vegas_now`, `beg_snd_nxt`, `cntRTT` and `minRTT` but not
+//! `beg_snd_una` nor `beg_snd_cwnd`: the kernel relies on the socket's private area
+//! (`icsk_ca_priv`) being zeroed at allocation. ns-2's `LinuxTcpAgent` holds it as a plain
+//! member (`u32 icsk_ca_priv[16]`, tcp/linux/ns-linux-util.h:334) that neither its
+//! constructor (tcp/tcp-linux.cc:101-115) nor `install_congestion_control` (728-770) nor
+//! `reset` (131-144) clears, and `recv` calls `init` on the first ACK (tcp-linux.cc:369-373).
+//! So the first `old_wnd = (beg_snd_nxt - beg_snd_una) / mss_cache` (tcp_vegas.c:208)
+//! subtracts heap garbage, in ns-linux-util.h:39's `#define __u32 unsigned long` (64 bits):
+//! it wraps to about 2^64 / mss, `old_wnd * baseRTT << 1` (257) overflows, and diff (268)
+//! comes out far above gamma (272): `snd_ssthresh = 2` (276), `snd_cwnd = min(snd_cwnd,
+//! target / 2 + 1)` keeps cwnd (target is about 10^13), and `tcp_slow_start` adds one. With
+//! the kernel's zeroed area the same round (2 segments, RTT = BaseRTT) gives diff 0 and slow
+//! start goes on to the first queue. Measured on the stock ns-2.35 binary (Debian's
+//! `/usr/bin/ns`) with gdb at `LinuxTcpAgent::recv` (`this` + 0x918..0x948 is `struct vegas`):
+//! `beg_snd_una` = 0x617274206d770a5f and `beg_snd_cwnd` = 0x2420746e6569736e (the bytes
+//! "_\nwm tra" and "nsient $" of a freed Tcl string from ns-2's own library), the same on
+//! every ch5.tcl point tried (9 slow-uplink, 3 concurrent); with glibc's `MALLOC_PERTURB_=255`
+//! (fresh allocations zeroed) ns-2 leaves slow start at 1.925 s instead of 1.205 s on
+//! `ch5.tcl slow vegas 1 200 8000 1`. [`VegasNs2::new`] starts from these values;
+//! [`VegasNs2::with_zeroed_private_area`] from the kernel's zeros.
 //!
 //! Losses: `tcp_reno_ssthresh` (max(cwnd / 2, 2)); a fast recovery leaves cwnd at ssthresh
 //! (ns-2's `recovery = "ns2_linux"` sets it at once), a timeout at 1 packet (`enter_loss`).
@@ -47,6 +70,10 @@ const BETA: u64 = 4 << V_PARAM_SHIFT;
 const GAMMA: u64 = 1 << V_PARAM_SHIFT;
 /// The module's "no sample yet" RTT (`0x7fffffff` microseconds).
 const NO_RTT: u64 = 0x7fff_ffff;
+/// `beg_snd_una` and `beg_snd_cwnd` before the first judgment in the stock ns-2.35 binary:
+/// heap bytes `tcp_vegas_init` leaves in place (module docs, "The first judgment").
+const NS2_HEAP_BEG_SND_UNA: u64 = 0x6172_7420_6d77_0a5f;
+const NS2_HEAP_BEG_SND_CWND: u64 = 0x2420_746e_6569_736e;
 
 #[derive(Clone, Debug)]
 pub struct VegasNs2 {
@@ -76,7 +103,18 @@ pub struct VegasNs2 {
 }
 
 impl VegasNs2 {
+    /// ns-2.35's module as the stock binary runs it: the first judgment sees the heap's
+    /// `beg_snd_una` and `beg_snd_cwnd` (module docs, "The first judgment").
     pub fn new(mss: u32, initial_cwnd_bytes: u64) -> Self {
+        let mut v = Self::with_zeroed_private_area(mss, initial_cwnd_bytes);
+        v.beg_snd_una = NS2_HEAP_BEG_SND_UNA;
+        v.beg_snd_cwnd = NS2_HEAP_BEG_SND_CWND;
+        v
+    }
+
+    /// The same module with the kernel's zeroed private area (`beg_snd_una` = `beg_snd_cwnd`
+    /// = 0): the first round counts everything sent before the module was initialised.
+    pub fn with_zeroed_private_area(mss: u32, initial_cwnd_bytes: u64) -> Self {
         let mss = mss as u64;
         VegasNs2 {
             mss,
@@ -136,8 +174,10 @@ impl VegasNs2 {
             return self.reno_cong_avoid(ack);
         }
         if self.acked > self.beg_snd_nxt {
-            // The once-per-RTT adjustment.
-            let old_wnd = (self.beg_snd_nxt - self.beg_snd_una) / self.mss;
+            // The once-per-RTT adjustment, in ns-2's 64-bit `u32` (`unsigned long`) with its
+            // wrap-around: it matters only while `beg_snd_una` and `beg_snd_cwnd` still hold
+            // the heap's values (tcp_vegas.c:208, 257-258, 268, 302-312).
+            let old_wnd = self.beg_snd_nxt.wrapping_sub(self.beg_snd_una) / self.mss;
             let old_snd_cwnd = self.beg_snd_cwnd;
             self.beg_snd_una = self.beg_snd_nxt;
             self.beg_snd_nxt = self.sent;
@@ -146,10 +186,10 @@ impl VegasNs2 {
                 self.reno_cong_avoid(ack);
             } else {
                 let rtt = self.min_rtt_us.max(1);
-                let target = ((old_wnd * self.base_rtt_us) << V_PARAM_SHIFT) / rtt;
-                // u32 arithmetic in the module: a negative diff (RTT below BaseRTT cannot
-                // happen, BaseRTT being the minimum) would wrap; it is never negative here.
-                let diff = (old_wnd << V_PARAM_SHIFT).saturating_sub(target);
+                let target = (old_wnd.wrapping_mul(self.base_rtt_us) << V_PARAM_SHIFT) / rtt;
+                // With real edges diff is never negative (BaseRTT is the minimum RTT, so
+                // target <= 2 old_wnd); with the heap's `beg_snd_una` it may wrap, as in ns-2.
+                let diff = (old_wnd << V_PARAM_SHIFT).wrapping_sub(target);
                 if self.cwnd <= self.ssthresh {
                     if diff > GAMMA {
                         self.ssthresh = 2;
@@ -158,9 +198,9 @@ impl VegasNs2 {
                     self.slow_start();
                 } else {
                     let next = if diff > BETA {
-                        old_snd_cwnd.saturating_sub(1)
+                        old_snd_cwnd.wrapping_sub(1)
                     } else if diff < ALPHA {
-                        old_snd_cwnd + 1
+                        old_snd_cwnd.wrapping_add(1)
                     } else {
                         old_snd_cwnd
                     };
@@ -300,7 +340,7 @@ mod tests {
     #[test]
     fn leaves_slow_start_on_the_rounds_queue_with_ssthresh_two() {
         let mss = 1000;
-        let mut v = VegasNs2::new(mss, 2 * mss as u64);
+        let mut v = VegasNs2::with_zeroed_private_area(mss, 2 * mss as u64);
         let t = Instant::ZERO;
         let rtt = RttEstimator::default();
         // Round 0: 2 packets out before the first ACK initialises the module.
@@ -328,6 +368,55 @@ mod tests {
         v.on_ack(t, &ack(1000, 167, 5000), &rtt); // acked 7000: not past beg_snd_nxt
         v.on_ack(t, &ack(1000, 167, 5000), &rtt); // acked 8000 > 7000: judge old_wnd = 5
         assert_eq!((v.ssthresh, v.cwnd), (2, 4));
+    }
+
+    /// ns-2's first round (ch5.tcl slow vegas 1 200 8000): 2 segments out, the first ACK
+    /// initialises the module, and the third ACK ends the round with 3 samples and no queue
+    /// (every RTT 101.6 ms). With the heap's `beg_snd_una` old_wnd wraps and diff overflows
+    /// past gamma: ssthresh 2 and cwnd 4 kept, then +1 (ns-2's trace: `ssthresh_ 2` at
+    /// 1.20474 s, cwnd 4 -> 5); with zeroed edges diff is 0 and slow start goes on.
+    #[test]
+    fn first_judgment_leaves_slow_start_on_ns2s_heap_edges() {
+        let mss = 1460;
+        let first_round = |mut v: VegasNs2| {
+            let t = Instant::ZERO;
+            let rtt = RttEstimator::default();
+            let a = |v: &mut VegasNs2, inflight: u64| {
+                v.on_ack(t, &ack_us(mss as u64, 101_640, inflight), &rtt)
+            };
+            for _ in 0..2 {
+                v.on_packet_sent(t, mss, 0, false);
+            }
+            a(&mut v, 2 * mss as u64); // init: beg_snd_nxt = 2 segments; cwnd 3
+            for _ in 0..2 {
+                v.on_packet_sent(t, mss, 0, false);
+            }
+            a(&mut v, 2 * mss as u64); // cwnd 4
+            for _ in 0..2 {
+                v.on_packet_sent(t, mss, 0, false);
+            }
+            a(&mut v, 4 * mss as u64); // acked 3 > beg_snd_nxt 2: the first judgment
+            (v.ssthresh, v.cwnd, v.beg_snd_una, v.beg_snd_cwnd)
+        };
+        let m = mss as u64;
+        assert_eq!(
+            first_round(VegasNs2::new(mss, 2 * m)),
+            (2, 5, 2 * m, 4),
+            "ns-2.35's heap edges"
+        );
+        let (ssthresh, cwnd, una, beg_cwnd) =
+            first_round(VegasNs2::with_zeroed_private_area(mss, 2 * m));
+        assert!(ssthresh > 1 << 40, "zeroed edges: still in slow start");
+        assert_eq!((cwnd, una, beg_cwnd), (5, 2 * m, 4));
+    }
+
+    fn ack_us(bytes: u64, rtt_us: u64, in_flight: u64) -> AckSample {
+        AckSample {
+            bytes_acked: bytes,
+            rtt: Some(Duration::from_micros(rtt_us)),
+            prior_in_flight: in_flight,
+            ..Default::default()
+        }
     }
 
     #[test]
