@@ -35,8 +35,9 @@
 //! `beg_snd_una` nor `beg_snd_cwnd`: the kernel relies on the socket's private area
 //! (`icsk_ca_priv`) being zeroed at allocation. ns-2's `LinuxTcpAgent` holds it as a plain
 //! member (`u32 icsk_ca_priv[16]`, tcp/linux/ns-linux-util.h:334) that neither its
-//! constructor (tcp/tcp-linux.cc:101-115) nor `install_congestion_control` (728-770) nor
-//! `reset` (131-144) clears, and `recv` calls `init` on the first ACK (tcp-linux.cc:369-373).
+//! constructor (tcp/tcp-linux.cc:101-115) nor `load_to_linux_once` with
+//! `install_congestion_control` (728-767) nor `reset` (131-144) clears, and `recv` calls
+//! `init` on the first ACK (tcp-linux.cc:369-373).
 //! So the first `old_wnd = (beg_snd_nxt - beg_snd_una) / mss_cache` (tcp_vegas.c:208)
 //! subtracts heap garbage, in ns-linux-util.h:39's `#define __u32 unsigned long` (64 bits):
 //! it wraps to about 2^64 / mss, `old_wnd * baseRTT << 1` (257) overflows, and diff (268)
