@@ -585,6 +585,14 @@ pub enum LossSpec {
         #[serde(default = "one")]
         loss_bad: f64,
     },
+    /// ns-2's `ErrorModel/Periodic` in packet units (`queue/errmodel.cc`,
+    /// `PeriodicErrorModel::corrupt` with `default_drop_ 0`): the `offset`-th packet the
+    /// link transmits is lost (the first one when `offset` is 0 or 1), then every
+    /// `period`-th after it. Deterministic: no draw.
+    Periodic {
+        period: u64,
+        offset: u64,
+    },
 }
 
 fn one() -> f64 {

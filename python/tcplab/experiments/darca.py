@@ -77,7 +77,8 @@ def _sawtooth_note(prefix: str) -> Note:
         "{thr:.0f} kbit/s for a target of {tgt:.0f} ({f:.0%}). Its mean window over the stretch is {w:.1f} segments, a "
         "sawtooth up to about {pk:.1f}; a loss cycle climbs half the peak in as many round trips plus one for the fast "
         "recovery, which Mathis's model (which DARCA inverts) leaves out: that leaves {pred:.0%} of the model's rate, "
-        "against the {f:.0%} measured (docs/darca.md, Known limits).",
+        "against the {f:.0%} measured (docs/darca.md, Known limits). ns-2.35's own Reno falls as far short of the "
+        "model under the same evenly spaced drops (bench/ns2-compare/README.md, 'Reno under evenly spaced drops').",
         thr=f"{prefix}/throughput_kbps", tgt=f"{prefix}/target_kbps", w=f"{prefix}/cwnd_mean_pkts",
         f=lambda v: v(f"{prefix}/throughput_kbps") / v(f"{prefix}/target_kbps"), pk=peak,
         pred=lambda v: (peak(v) / 2) / (peak(v) / 2 + 1))
