@@ -1064,6 +1064,8 @@ class Gen:
             e["min_convergence"] = self.time(log_uniform(r, 10 * MS, 5 * S))
         if self.p(0.3):
             e["rwnd"] = self.size(log_uniform(r, 1, 10**7))
+        if self.p(0.3):
+            e["correction"] = r.choice(["none", "measured"])
         self.use(*(f"elements.darca.{k}" for k in e if k not in ("node", "kind")))
         return e
 

@@ -243,7 +243,7 @@ ELEMENT_KEYS: dict[str, list[str]] = {
     "bsf": ["link", "weight", "total_buffer", "udp_buffer", "sessions", "bsf_thresh", "flush_thresh",
             "ecn_history", "zwa_copies", "record_ttl"],
     "darca": ["link", "start", "targets", "classes", "class_rtt", "factor", "tolerance", "max_stable",
-              "min_convergence", "rwnd", "rtt"],
+              "min_convergence", "rwnd", "rtt", "correction"],
 }
 # RED's keys in a `queue` table (discipline = "red"), after ns-2.35's Queue/RED parameters.
 RED_KEYS = ["min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "use_mark_p", "mark_p", "byte_mode", "queue_in_bytes", "mean_pktsize"]
@@ -1242,6 +1242,8 @@ class _Parser:
             spec["rwnd"] = c.size()(t["rwnd"], _join(ep, "rwnd"))
         if "class_rtt" in t:
             spec["class_rtt"] = c.choice(["harmonic", "midpoint"])(t["class_rtt"], _join(ep, "class_rtt"))
+        if "correction" in t:
+            spec["correction"] = c.choice(["none", "measured"])(t["correction"], _join(ep, "correction"))
         if ("targets" in t) == ("classes" in t):
             raise c.error(_join(ep, "targets"), "give either targets (per connection) or classes (per class), one of the two")
         if "targets" in t:
