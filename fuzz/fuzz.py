@@ -461,7 +461,7 @@ class Gen:
         return t
 
     def loss(self) -> Any:
-        kind = self.r.choice(["none", "none-table", "bernoulli", "gilbert_elliott"])
+        kind = self.r.choice(["none", "none-table", "bernoulli", "gilbert_elliott", "periodic"])
         self.use(f"loss.{kind}")
         if kind == "none":
             return "none"
@@ -470,6 +470,11 @@ class Gen:
         prob = lambda hi: self.r.choice([0.0, 1.0]) if self.ext() else round(self.r.uniform(0, hi), 6)  # noqa: E731
         if kind == "bernoulli":
             return {"kind": "bernoulli", "p": prob(0.1)}
+        if kind == "periodic":
+            t = {"kind": "periodic", "period": self.r.choice([1, 2, 20, self.r.randint(1, 1000)])}
+            if self.p(0.5):
+                t["offset"] = self.r.choice([0, 1, self.r.randint(0, 1000)])
+            return t
         if self.p(0.3):
             # The error-rate form (docs/scenarios.md): e below L / (L + 1).
             burst = self.r.choice([1, 3, round(self.r.uniform(1, 50), 3)])
@@ -594,6 +599,7 @@ class Gen:
             "hystart": lambda: r.random() < 0.5,
             "cwnd_limited_growth": lambda: r.random() < 0.5,
             "handshake": lambda: r.random() < 0.7,
+            "grow_on_recovery_exit": lambda: r.random() < 0.5,
             "rsfc_threshold": lambda: r.choice(["rtt_min", self.time(log_uniform(r, 1, S))]) if not ext() else self.time(r.choice([1, huge()])),
             "rsfc_minima_updates": lambda: r.random() < 0.5,
             "rsfc_initial_window_pkts": lambda: r.choice([1, 10, r.randint(1, 100)]) if not ext() else 2**20,
@@ -1058,6 +1064,8 @@ class Gen:
             e["min_convergence"] = self.time(log_uniform(r, 10 * MS, 5 * S))
         if self.p(0.3):
             e["rwnd"] = self.size(log_uniform(r, 1, 10**7))
+        if self.p(0.3):
+            e["correction"] = r.choice(["none", "measured"])
         self.use(*(f"elements.darca.{k}" for k in e if k not in ("node", "kind")))
         return e
 
@@ -1470,7 +1478,9 @@ class Mutator:
 
             def loss_bad() -> str:
                 link["loss"] = r.choice([{"kind": "bernoulli"}, {"kind": "bernoulli", "p": 1.5}, {"kind": "gilbert_elliott", "p_good_to_bad": 0.1},
-                                         {"kind": "markov", "p": 0.1}, {"p": 0.1}, "bernoulli", 0.1, {"kind": "none", "p": 0}])
+                                         {"kind": "markov", "p": 0.1}, {"p": 0.1}, "bernoulli", 0.1, {"kind": "none", "p": 0},
+                                         {"kind": "periodic"}, {"kind": "periodic", "period": 0}, {"kind": "periodic", "period": 2.5},
+                                         {"kind": "periodic", "period": 10, "offset": -1}])
                 return f"{dotted(lp)}.loss = {link['loss']!r}"
 
             def no_rate() -> str:
@@ -2489,7 +2499,7 @@ def coverage_gaps(used: set[str] | Counter) -> list[str]:
     want |= {"elements.bsf", "elements.bsf.formulas"} | {f"elements.bsf.{k}" for k in s.ELEMENT_KEYS["bsf"]}
     want |= {"elements.darca"} | {f"elements.darca.{k}" for k in s.ELEMENT_KEYS["darca"]}
     want |= {"defaults.tcp", "defaults.receiver_tcp", "defaults.read", "trace.shipped", "trace.generated", "queue.unlimited",
-             "queue.packets", "queue.bytes", "queue.table", "loss.bernoulli", "loss.gilbert_elliott", "loss.none",
+             "queue.packets", "queue.bytes", "queue.table", "loss.bernoulli", "loss.gilbert_elliott", "loss.none", "loss.periodic",
              "loss.gilbert_elliott.error_rate"}
     return sorted(k for k in want if k not in used)
 

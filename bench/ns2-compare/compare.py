@@ -18,6 +18,10 @@ Scenarios (each an ns-2 script, a tcplab TOML and a stored ns-2 reference):
   over a slow uplink; grid uplink x downlink x cc.
 * ``bsf`` (bsf.tcl / bsf-red.toml): the BSF paper's topology without BSF; error rates x seeds.
 * ``darca`` (darca.tcl / darca-droptail.toml): the DARCA paper's topology without DARCA.
+* ``reno-periodic`` (reno-periodic.tcl / reno-periodic.toml): a mechanism check rather than
+  a baseline: one Reno connection on DARCA's path with every PERIOD-th packet on the link
+  dropped (ns-2's ErrorModel/Periodic, tcplab's `loss = { kind = "periodic" }`), the pattern
+  DARCA's drop counters impose; both against Mathis et al.'s rate, which DARCA inverts.
 
 Metrics: chapter 5, the download's goodput (payload bytes x 8 / (completion - start), or
 bytes delivered by the 300 s end of the run / (300 s - start) if it did not complete: both
@@ -56,24 +60,32 @@ BSF_SEEDS = [1, 2, 3]
 BSF_DURATION = 500
 DARCA_SEEDS = [1]                    # drop-tail only: neither simulator draws a random number
 DARCA_DURATION = 200
+PERIODS = [20, 45, 80, 180, 400]     # packets between drops: Mathis windows of 7 to 33 packets
+PERIODIC_DURATION = 300
+PERIODIC_MSS = 512                   # payload bytes (packetSize_)
+# The path's round trip without queueing: 2 x (20 + 20 + 10) ms of propagation plus a
+# 552-byte data packet's serialisation at 100, 10 and 100 Mbit/s and a 40-byte ACK's back.
+PERIODIC_RTT_S = 0.100 + 552 * 8 * (2 / 100e6 + 1 / 10e6) + 40 * 8 * (2 / 100e6 + 1 / 10e6)
 
 # Aims of issue 16.
 AIM_AGGREGATE = 0.10                 # long-lived: aggregate goodput within 10% of ns-2
 AIM_MEDIAN_FACTOR = 1.25             # chapter 5: median per-point ratio within a factor 1.25
 AIM_STARVED_PP = 0.10                # chapter 5: starved share within 10 percentage points
 
-SCENARIOS = ["ch5-concurrent", "ch5-slow", "bsf", "darca"]
+SCENARIOS = ["ch5-concurrent", "ch5-slow", "bsf", "darca", "reno-periodic"]
 REFERENCE_FILE = {
     "ch5-concurrent": "ch5-concurrent-upload.json",
     "ch5-slow": "ch5-slow-uplink.json",
     "bsf": "bsf-red.json",
     "darca": "darca-droptail.json",
+    "reno-periodic": "reno-periodic.json",
 }
 TOML = {
     "ch5-concurrent": "ch5-concurrent-upload.toml",
     "ch5-slow": "ch5-slow-uplink.toml",
     "bsf": "bsf-red.toml",
     "darca": "darca-droptail.toml",
+    "reno-periodic": "reno-periodic.toml",
 }
 
 
@@ -92,6 +104,8 @@ def points(scenario: str) -> list[dict[str, Any]]:
         return [{"error_rate": e, "seed": s} for e in BSF_ERRORS for s in BSF_SEEDS]
     if scenario == "darca":
         return [{"seed": s} for s in DARCA_SEEDS]
+    if scenario == "reno-periodic":
+        return [{"period": n} for n in PERIODS]
     raise ValueError(scenario)
 
 
@@ -100,6 +114,8 @@ def key(scenario: str, p: dict[str, Any]) -> tuple:
         return (p["cc"], p["start_s"], p["up_kbps"], p["down_kbps"])
     if scenario == "bsf":
         return (p["error_rate"], p["seed"])
+    if scenario == "reno-periodic":
+        return (p["period"],)
     return (p["seed"],)
 
 
@@ -121,6 +137,8 @@ def ns2_point(scenario: str, p: dict[str, Any], trace: Path | None = None) -> di
         return _ns([str(HERE / "bsf.tcl"), str(p["error_rate"]), str(p["seed"]), str(BSF_DURATION)])
     if scenario == "darca":
         return _ns([str(HERE / "darca.tcl"), str(p["seed"]), str(DARCA_DURATION)])
+    if scenario == "reno-periodic":
+        return _ns([str(HERE / "reno-periodic.tcl"), str(p["period"]), str(PERIODIC_DURATION)])
     raise ValueError(scenario)
 
 
@@ -148,6 +166,8 @@ def grid_description(scenario: str) -> dict[str, Any]:
                 "duration_s": CH5_DURATION, "seed": 1}
     if scenario == "bsf":
         return {"error_rate": BSF_ERRORS, "seed": BSF_SEEDS, "duration_s": BSF_DURATION, "mean_burst_pkts": 3}
+    if scenario == "reno-periodic":
+        return {"period": PERIODS, "duration_s": PERIODIC_DURATION}
     return {"seed": DARCA_SEEDS, "duration_s": DARCA_DURATION}
 
 
@@ -171,6 +191,8 @@ def scenario_for(scenario: str, p: dict[str, Any], profile: str | None = None, t
         ov = {"topology.links.0.loss.error_rate": p["error_rate"], "duration": f"{BSF_DURATION}s", "seed": p["seed"]}
     elif scenario == "darca":
         ov = {"duration": f"{DARCA_DURATION}s", "seed": p["seed"]}
+    elif scenario == "reno-periodic":
+        ov = {"duration": f"{PERIODIC_DURATION}s", "topology.links.0.loss.period": p["period"]}
     if profile is not None:
         # The scenarios run under `profile = "ns2"` (docs/profiles.md); this replaces it,
         # e.g. `--profile linux` shows what the default profile gives on ns-2's set-ups.
@@ -201,6 +223,12 @@ def tcplab_point(scenario: str, p: dict[str, Any], profile: str | None = None) -
             u = s["flows"][1]
             out["upload"] = {k: u[k] for k in ("bytes_delivered", "retransmits", "timeouts", "fast_retransmits")}
         return out
+    if scenario == "reno-periodic":
+        f = s["flows"][0]
+        return {**p, "bytes_delivered": f["bytes_delivered"],
+                "goodput_mbps": f["bytes_delivered"] * 8 / PERIODIC_DURATION / 1e6,
+                "retransmits": f["retransmits"], "timeouts": f["timeouts"], "fast_retransmits": f["fast_retransmits"],
+                "L_loss_drops": next(l for l in s["links"] if l["name"] == "L")["drops"]["loss"]}
     dur = BSF_DURATION if scenario == "bsf" else DARCA_DURATION
     flows = [{"name": f["name"], "bytes_delivered": f["bytes_delivered"],
               "goodput_mbps": f["bytes_delivered"] * 8 / (dur - f["start_s"]) / 1e6,
@@ -274,7 +302,32 @@ def compare_long(scenario: str, ref: dict[str, Any], ours: list[dict[str, Any]])
     return out
 
 
+def mathis_mbps(period: int) -> float:
+    """Mathis, Semke, Mahdavi and Ott (1997): BW = MSS / RTT x sqrt(3 / (2p)), p = 1 / period,
+    at the path's round trip without queueing (the window stays below the path's 226-packet
+    BDP, so the queue stays near empty): the rate DARCA's model promises for this drop rate."""
+    return PERIODIC_MSS * 8 / PERIODIC_RTT_S * math.sqrt(1.5 * period) / 1e6
+
+
+def compare_periodic(ref: dict[str, Any], ours: list[dict[str, Any]]) -> dict[str, Any]:
+    ns = {key("reno-periodic", r): r for r in ref["runs"]}
+    rows = []
+    for r in ours:
+        n = ns[key("reno-periodic", r)]
+        m = mathis_mbps(r["period"])
+        rows.append({"period": r["period"], "mathis_window_pkts": math.sqrt(8 * r["period"] / 3), "mathis_mbps": m,
+                     "ns2_mbps": n["goodput_mbps"], "tcplab_mbps": r["goodput_mbps"],
+                     "ns2_to_mathis": n["goodput_mbps"] / m, "tcplab_to_mathis": r["goodput_mbps"] / m,
+                     "rel_diff": (r["goodput_mbps"] - n["goodput_mbps"]) / n["goodput_mbps"],
+                     "aim_met": abs(r["goodput_mbps"] - n["goodput_mbps"]) / n["goodput_mbps"] <= AIM_AGGREGATE,
+                     "ns2_timeouts": n["timeouts"], "tcplab_timeouts": r["timeouts"],
+                     "ns2_rexmit": n["rexmit_pkts"], "tcplab_rexmit": r["retransmits"]})
+    return {"rows": rows}
+
+
 def compare(scenario: str, ref: dict[str, Any], ours: list[dict[str, Any]]) -> dict[str, Any]:
+    if scenario == "reno-periodic":
+        return compare_periodic(ref, ours)
     return compare_ch5(scenario, ref, ours) if scenario.startswith("ch5") else compare_long(scenario, ref, ours)
 
 
@@ -289,6 +342,14 @@ def print_report(results: dict[str, Any]) -> None:
                       f"{r['median_ratio']:9.2f} {r['ratio_p25']:6.2f}-{r['ratio_p75']:<6.2f} {r['within_1_25']:8.0%} "
                       f"{r['starved_ns2']:9.0%} / {r['starved_tcplab']:<8.0%} {r['complete_ns2']:10.0%} / {r['complete_tcplab']:<8.0%}  "
                       f"{'met' if r['aim_median_met'] else 'MISSED'}, {'met' if r['aim_starved_met'] else 'MISSED'}")
+        elif sc == "reno-periodic":
+            print(f"{'period':>6} {'W_mathis':>8} {'Mathis':>7} {'ns-2':>7} {'tcplab':>7} {'diff':>6} {'ns-2/M':>6} {'tcplab/M':>8} "
+                  f"{'timeouts ns-2/tcplab':>20} {'rexmit ns-2/tcplab':>18}  (Mbit/s)")
+            for r in res["rows"]:
+                print(f"{r['period']:6d} {r['mathis_window_pkts']:8.1f} {r['mathis_mbps']:7.3f} {r['ns2_mbps']:7.3f} {r['tcplab_mbps']:7.3f} "
+                      f"{r['rel_diff'] * 100:+5.1f}% {r['ns2_to_mathis']:6.2f} {r['tcplab_to_mathis']:8.2f} "
+                      f"{r['ns2_timeouts']:9d} / {r['tcplab_timeouts']:<8d} {r['ns2_rexmit']:8d} / {r['tcplab_rexmit']:<8d}"
+                      f"  {'met' if r['aim_met'] else 'MISSED'}")
         else:
             for g, r in res.items():
                 label = f"error rate {g}" if sc == "bsf" else "all"

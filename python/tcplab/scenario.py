@@ -243,7 +243,7 @@ ELEMENT_KEYS: dict[str, list[str]] = {
     "bsf": ["link", "weight", "total_buffer", "udp_buffer", "sessions", "bsf_thresh", "flush_thresh",
             "ecn_history", "zwa_copies", "record_ttl"],
     "darca": ["link", "start", "targets", "classes", "class_rtt", "factor", "tolerance", "max_stable",
-              "min_convergence", "rwnd", "rtt"],
+              "min_convergence", "rwnd", "rtt", "correction"],
 }
 # RED's keys in a `queue` table (discipline = "red"), after ns-2.35's Queue/RED parameters.
 RED_KEYS = ["min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "use_mark_p", "mark_p", "byte_mode", "queue_in_bytes", "mean_pktsize"]
@@ -262,7 +262,7 @@ TCP_KEYS = [
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
     "loss_detection", "pipe_rule", "window_granularity", "proprate_target_delay",
     "proteus_window", "proteus_history", "proteus_threshold", "proteus_k_fill", "proteus_k_drain",
-    "sprout_target_delay",
+    "sprout_target_delay", "rto_on_fast_retransmit", "grow_on_recovery_exit",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -460,15 +460,22 @@ class _Parser:
             return {"kind": "none"}
         if not isinstance(v, dict):
             raise c.error(path, f'expected "none" or a table like {{ kind = "bernoulli", p = 0.01 }}, got {_type_name(v)}')
-        kind = c.get(v, "kind", path, c.choice(["none", "bernoulli", "gilbert_elliott"]))
+        kind = c.get(v, "kind", path, c.choice(["none", "bernoulli", "gilbert_elliott", "periodic"]))
         if kind is None:
-            raise c.error(_join(path, "kind"), 'missing: one of "none", "bernoulli", "gilbert_elliott"')
+            raise c.error(_join(path, "kind"), 'missing: one of "none", "bernoulli", "gilbert_elliott", "periodic"')
         if kind == "none":
             c.table(v, path, ["kind"])
             return {"kind": "none"}
         if kind == "bernoulli":
             t = c.table(v, path, ["kind", "p"], ["p"])
             return {"kind": "bernoulli", "p": c.probability(t["p"], _join(path, "p"))}
+        if kind == "periodic":
+            # ns-2's ErrorModel/Periodic in packet units: the offset-th packet the link sends
+            # is lost, then every period-th after it. The offset defaults to the period (ns-2's
+            # offset_ 0 would lose the very first packet, a SYN here).
+            t = c.table(v, path, ["kind", "period", "offset"], ["period"])
+            period = c.integer(1)(t["period"], _join(path, "period"))
+            return {"kind": "periodic", "period": period, "offset": c.get(t, "offset", path, c.integer(0), period)}
         if "error_rate" in v or "mean_burst" in v:
             # The form papers give ("error rate 1% to 10%", BSF section IV): a mean loss rate
             # e and a mean burst of L packets, every packet lost in the bad state and none in
@@ -638,6 +645,8 @@ class _Parser:
             "rto_rule": ("rto_rule", c.choice(variants()["rto_rule"])),
             "ssthresh_rule": ("ssthresh_rule", c.choice(variants()["ssthresh_rule"])),
             "rto_restart": ("rto_restart", c.choice(variants()["rto_restart"])),
+            "rto_on_fast_retransmit": ("rto_on_fast_retransmit", c.choice(variants()["rto_on_fast_retransmit"])),
+            "grow_on_recovery_exit": ("grow_on_recovery_exit", c.boolean),
             "cwnd_limited_growth": ("cwnd_limited_growth", c.boolean),
             "prr": ("prr", c.choice(variants()["prr"])),
             "handshake": ("handshake", c.boolean),
@@ -1233,6 +1242,8 @@ class _Parser:
             spec["rwnd"] = c.size()(t["rwnd"], _join(ep, "rwnd"))
         if "class_rtt" in t:
             spec["class_rtt"] = c.choice(["harmonic", "midpoint"])(t["class_rtt"], _join(ep, "class_rtt"))
+        if "correction" in t:
+            spec["correction"] = c.choice(["none", "measured"])(t["correction"], _join(ep, "correction"))
         if ("targets" in t) == ("classes" in t):
             raise c.error(_join(ep, "targets"), "give either targets (per connection) or classes (per class), one of the two")
         if "targets" in t:

@@ -5,7 +5,9 @@
 mod common;
 use common::script::{ack, drain, ms, offs, synack, ISS, NS};
 use common::{run, Channel, Scenario};
-use tcplab_core::tcp::{Endpoint, EndpointState, Recovery, RtoRestart, TcpConfig, Timer};
+use tcplab_core::tcp::{
+    Endpoint, EndpointState, Recovery, RtoOnFastRetransmit, RtoRestart, TcpConfig, Timer,
+};
 use tcplab_core::{Duration, Instant, Segment, SeqNo, TcpOptions};
 
 fn cfg(recovery: Recovery) -> TcpConfig {
@@ -434,6 +436,82 @@ fn rto_restart_any_ack_restarts_the_timer_on_duplicate_acks() {
         assert_eq!(after != before, moves, "{rule:?}");
         if moves {
             assert_eq!(after, ms(150) + a.rtt().rto());
+        }
+    }
+}
+
+#[test]
+fn rto_on_fast_retransmit_restart_gives_the_fast_retransmission_a_full_rto() {
+    // Segment 0 (sent at 100 ms with the window) is lost; the third duplicate ACK, at
+    // 152 ms, sends the fast retransmission. ns-2.35's `dupack_action` calls
+    // `reset_rtx_timer(1,0)` first, and Linux re-arms when it resends the head: the timer
+    // then runs from 152 ms. RFC 6298 5.1 (`keep`, ns-3) leaves the timer armed at 100 ms
+    // running, which here expires at 300 ms, before a 200 ms-RTT ACK of the retransmission.
+    for recovery in [Recovery::Reno, Recovery::NewReno] {
+        for (rule, restarts) in [
+            (RtoOnFastRetransmit::Keep, false),
+            (RtoOnFastRetransmit::Restart, true),
+        ] {
+            let mut a = sending_cfg(
+                TcpConfig {
+                    rto_on_fast_retransmit: rule,
+                    ..cfg(recovery)
+                },
+                false,
+            );
+            let armed = a.timer(Timer::Retransmit).unwrap();
+            assert_eq!(armed, ms(100) + a.rtt().rto());
+            let sent = feed_dupacks(
+                &mut a,
+                0,
+                &mut Vec::new(),
+                &[(150, 1000), (151, 2000), (152, 3000)],
+                false,
+            );
+            assert_eq!(
+                sent[2].first(),
+                Some(&0),
+                "{recovery:?} {rule:?}: fast retransmit"
+            );
+            let after = a.timer(Timer::Retransmit).unwrap();
+            if restarts {
+                assert_eq!(after, ms(152) + a.rtt().rto(), "{recovery:?} {rule:?}");
+            } else {
+                assert_eq!(after, armed, "{recovery:?} {rule:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn grow_on_recovery_exit_grows_the_deflated_window_on_the_exit_ack() {
+    // ns-2.35's Agent/TCP/Reno and /Newreno: the ACK that ends the recovery clears
+    // `dupwnd_` and then runs `recv_newack_helper`, whose `opencwnd` grows `cwnd_` by
+    // 1/cwnd (congestion avoidance). RFC 5681 3.2 step 6 / RFC 6582 3.2 step 3 only deflate.
+    // One loss (segment 0) as in the test above: ssthresh 6000.
+    for recovery in [Recovery::Reno, Recovery::NewReno] {
+        for grow in [false, true] {
+            let mut a = sending_cfg(
+                TcpConfig {
+                    grow_on_recovery_exit: grow,
+                    ..cfg(recovery)
+                },
+                false,
+            );
+            let mut held = Vec::new();
+            let arrivals: Vec<(u64, u32)> = (1..12).map(|i| (149 + i as u64, i * 1000)).collect();
+            feed_dupacks(&mut a, 0, &mut held, &arrivals, false);
+            assert!(a.in_recovery());
+            assert_eq!(a.ssthresh(), 6000);
+            a.handle_segment(ms(200), &ack(12_000, &[]));
+            assert!(!a.in_recovery());
+            // Congestion avoidance's per-ACK step: SMSS * SMSS / cwnd = 166 bytes.
+            let want = if grow {
+                6000 + 1000 * 1000 / 6000
+            } else {
+                6000
+            };
+            assert_eq!(a.cwnd(), want, "{recovery:?} grow {grow}");
         }
     }
 }

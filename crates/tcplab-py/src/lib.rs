@@ -112,6 +112,7 @@ fn variants_json() -> String {
         "rto_rule": variants_of::<tcplab_core::tcp::RtoRule>(),
         "ssthresh_rule": variants_of::<tcplab_core::tcp::SsthreshRule>(),
         "rto_restart": variants_of::<tcplab_core::tcp::RtoRestart>(),
+        "rto_on_fast_retransmit": variants_of::<tcplab_core::tcp::RtoOnFastRetransmit>(),
         "prr": variants_of::<tcplab_core::tcp::PrrRule>(),
         "pipe_rule": variants_of::<tcplab_core::tcp::PipeRule>(),
         "loss_detection": variants_of::<tcplab_core::tcp::LossDetection>(),

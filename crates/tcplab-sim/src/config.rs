@@ -226,6 +226,25 @@ pub struct DarcaSpec {
     /// time it); None: such a connection is an error to control.
     #[serde(default)]
     pub rtt: Option<Duration>,
+    /// Beyond the paper: whether the model's target is corrected by what the control
+    /// measured (docs/darca.md, "Measured correction").
+    #[serde(default)]
+    pub correction: DarcaCorrection,
+}
+
+/// How DARCA turns a target into a drop rate (scenario key `correction`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DarcaCorrection {
+    /// The paper's open loop: Mathis's model inverted for the target itself.
+    #[default]
+    None,
+    /// Beyond the paper: the model is inverted for the target times a gain per connection
+    /// (or class), and after each round in which the control held it the gain moves by the
+    /// square root of target / realised rate. Mathis's model leaves out the fast-recovery
+    /// round trip and timeouts, so a Reno connection carries 69-94% of its rate (ns-2.35
+    /// and tcplab alike, bench/ns2-compare "Reno under evenly spaced drops").
+    Measured,
 }
 
 /// One connection's administrative target, bit/s of TCP payload.
@@ -584,6 +603,14 @@ pub enum LossSpec {
         loss_good: f64,
         #[serde(default = "one")]
         loss_bad: f64,
+    },
+    /// ns-2's `ErrorModel/Periodic` in packet units (`queue/errmodel.cc`,
+    /// `PeriodicErrorModel::corrupt` with `default_drop_ 0`): the `offset`-th packet the
+    /// link transmits is lost (the first one when `offset` is 0 or 1), then every
+    /// `period`-th after it. Deterministic: no draw.
+    Periodic {
+        period: u64,
+        offset: u64,
     },
 }
 

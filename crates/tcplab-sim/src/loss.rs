@@ -1,5 +1,8 @@
-//! Random loss models of a link: Bernoulli (independent) and the two-state
-//! Gilbert-Elliott channel (Gilbert 1960, Elliott 1963) stepped once per packet.
+//! Loss models of a link: Bernoulli (independent), the two-state Gilbert-Elliott channel
+//! (Gilbert 1960, Elliott 1963) stepped once per packet, and ns-2's deterministic periodic
+//! model (`ErrorModel/Periodic`, ns-2.35 `queue/errmodel.cc`), which drops evenly spaced
+//! packets: the loss pattern Mathis et al.'s throughput model assumes (one loss every 1/p
+//! packets), and the one DARCA's drop counters impose.
 
 use crate::config::LossSpec;
 use crate::world::SimError;
@@ -25,6 +28,15 @@ pub enum LossModel {
         loss_good: f64,
         loss_bad: f64,
         bad: bool,
+    },
+    /// Every `period`-th packet, the first at the `offset`-th (1-based; 0 counts as 1).
+    /// `count` is the packets transmitted since the last loss (or since the start, before
+    /// the first): ns-2's `cnt_`, reset at each loss.
+    Periodic {
+        period: u64,
+        offset: u64,
+        count: u64,
+        started: bool,
     },
 }
 
@@ -57,6 +69,19 @@ impl LossModel {
                 loss_bad: probability("loss_bad", loss_bad)?,
                 bad: false,
             },
+            LossSpec::Periodic { period, offset } => {
+                if period == 0 {
+                    return Err(SimError::Config(
+                        "loss.period = 0: expected a period of at least 1 packet".into(),
+                    ));
+                }
+                LossModel::Periodic {
+                    period,
+                    offset,
+                    count: 0,
+                    started: false,
+                }
+            }
         })
     }
 
@@ -76,6 +101,22 @@ impl LossModel {
                 let flip = if *bad { *p_bad_to_good } else { *p_good_to_bad };
                 *bad ^= rng.bernoulli(flip);
                 rng.bernoulli(if *bad { *loss_bad } else { *loss_good })
+            }
+            LossModel::Periodic {
+                period,
+                offset,
+                count,
+                started,
+            } => {
+                *count += 1;
+                let due = if *started { *period } else { *offset };
+                if *count >= due {
+                    *started = true;
+                    *count = 0;
+                    true
+                } else {
+                    false
+                }
             }
         }
     }
@@ -97,6 +138,7 @@ impl LossModel {
                 let pi_bad = if s > 0.0 { p_good_to_bad / s } else { 0.0 };
                 pi_bad * loss_bad + (1.0 - pi_bad) * loss_good
             }
+            LossModel::Periodic { period, .. } => 1.0 / period as f64,
         }
     }
 }
@@ -127,6 +169,29 @@ mod tests {
             assert!(!m.lose(&mut rng));
         }
         assert_eq!(rng.next_u64(), Rng::from_seed(5).next_u64());
+    }
+
+    #[test]
+    fn periodic_loses_the_offset_th_packet_then_every_period_th_and_never_draws() {
+        let lost = |period, offset| {
+            let mut m = LossModel::from_spec(&LossSpec::Periodic { period, offset }).unwrap();
+            let mut rng = Rng::from_seed(5);
+            let v: Vec<u64> = (1..=20).filter(|_| m.lose(&mut rng)).collect();
+            assert_eq!(rng.next_u64(), Rng::from_seed(5).next_u64());
+            v
+        };
+        // ns-2's PeriodicErrorModel (pkt units): first loss when cnt_ >= offset_, then
+        // cnt_ resets and every period_-th packet after it is lost.
+        assert_eq!(lost(5, 5), vec![5, 10, 15, 20]);
+        assert_eq!(lost(7, 3), vec![3, 10, 17]);
+        assert_eq!(lost(4, 0), vec![1, 5, 9, 13, 17]);
+        assert_eq!(lost(4, 1), vec![1, 5, 9, 13, 17]);
+        assert_eq!(lost(1, 2), (2..=20).collect::<Vec<_>>());
+        assert!(LossModel::from_spec(&LossSpec::Periodic {
+            period: 0,
+            offset: 1
+        })
+        .is_err());
     }
 
     #[test]

@@ -334,6 +334,8 @@ VALIDATED_RULES: dict[str, Any] = {
     "loss_detection": "dupthresh",
     "max_rto": "60s",
     "max_persist": "60s",
+    "rto_on_fast_retransmit": "keep",
+    "grow_on_recovery_exit": False,
 }
 
 

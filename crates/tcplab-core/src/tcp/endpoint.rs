@@ -22,7 +22,9 @@ use crate::tcp::reassembly::Reassembly;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::sack::{note_latest, Scoreboard, SentSeg};
 use crate::tcp::timers::{Timer, TimerTable};
-use crate::tcp::{LossDetection, Recovery, RtoRestart, RttSource, SsthreshRule, TcpConfig};
+use crate::tcp::{
+    LossDetection, Recovery, RtoOnFastRetransmit, RtoRestart, RttSource, SsthreshRule, TcpConfig,
+};
 use crate::time::{Duration, Instant};
 
 mod afc;
@@ -1128,6 +1130,7 @@ impl Endpoint {
         }
 
         let was_in_recovery = self.in_recovery;
+        let mut exit_grows = false;
         let reno = self.cfg.recovery == Recovery::Reno;
         if ns2 {
             self.ns2_fastretrans_alert(now, ack, newly_lost && !afc_quiet);
@@ -1144,6 +1147,7 @@ impl Endpoint {
                     self.stats.recoveries_completed += 1;
                 }
                 self.cc.on_recovery_exit(now);
+                exit_grows = self.cfg.grow_on_recovery_exit && !self.snd_sack;
             } else if ack > una_before {
                 if !self.snd_sack {
                     // RFC 6582 3.2 step 4: retransmit the first unacknowledged segment,
@@ -1208,7 +1212,7 @@ impl Endpoint {
                 // RFC 3168 6.1.2: "The sending TCP SHOULD NOT increase the congestion window
                 // in response to the receipt of an ECN-Echo ACK packet": the window-based
                 // algorithms grow on no ACK in recovery, so an ECE ACK is given as one.
-                in_recovery: was_in_recovery || self.in_recovery || ece,
+                in_recovery: (was_in_recovery && !exit_grows) || self.in_recovery || ece,
                 app_limited: self.written == self.snd_nxt && prior_pipe < self.cwnd(),
                 not_cwnd_limited: self.cfg.cwnd_limited_growth && !self.is_cwnd_limited(),
                 peer_tsval: seg.options.timestamps.map(|t| t.tsval),
@@ -1469,6 +1473,11 @@ impl Endpoint {
 
     fn enter_recovery(&mut self, now: Instant) {
         let prior_cwnd = self.cwnd();
+        if self.cfg.rto_on_fast_retransmit == RtoOnFastRetransmit::Restart {
+            // ns-2's `reset_rtx_timer(1,0)` in `dupack_action`, Linux's re-arm when the
+            // head is resent: the fast retransmission about to leave gets a full RTO.
+            self.timers.arm(Timer::Retransmit, now + self.rtt.rto());
+        }
         if self.cfg.recovery == Recovery::Ns2Linux {
             // ns-2.35 `tcp_fastretrans_alert`, F: `recover_ = maxseq_`, rate halving from
             // the window before the cut (`next_pkts_in_flight_ = snd_cwnd`), ssthresh from

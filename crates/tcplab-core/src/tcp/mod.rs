@@ -151,6 +151,24 @@ pub enum RtoRestart {
     AnyAck,
 }
 
+/// What a fast retransmission does to a running retransmission timer (scenario key
+/// `rto_on_fast_retransmit`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoOnFastRetransmit {
+    /// Nothing: the timer runs on from the last ACK of new data (RFC 6298 5.1 starts it
+    /// only if it is not running; ns-3's `SendDataPacket` schedules it only when expired).
+    #[default]
+    Keep,
+    /// It restarts with the current RTO: ns-2.35's `Agent/TCP` (`dupack_action` calls
+    /// `reset_rtx_timer(1,0)` before resending, tcp/tcp-reno.cc and tcp/tcp.cc) and Linux
+    /// (`tcp_xmit_retransmit_queue` re-arms `ICSK_TIME_RETRANS` when it resends the head).
+    /// Without it a timer armed when the lost segment left can expire before the fast
+    /// retransmission's ACK is back: with an RTO near the RTT (a 200 ms floor over a
+    /// 100 ms path) every loss becomes a timeout too.
+    Restart,
+}
+
 /// A stack profile (scenario key `profile`): the behaviour of the stack a user compares
 /// against, set consistently in one table ([`TcpConfig::for_profile`], docs/profiles.md).
 /// Every key it sets can still be given on its own, and wins.
@@ -372,6 +390,15 @@ pub struct TcpConfig {
     pub ssthresh_rule: SsthreshRule,
     /// Which ACKs restart the retransmission timer during recovery ([`RtoRestart`]).
     pub rto_restart: RtoRestart,
+    /// Whether entering fast retransmit restarts the timer ([`RtoOnFastRetransmit`]).
+    pub rto_on_fast_retransmit: RtoOnFastRetransmit,
+    /// Without SACK, the ACK that ends a Reno or NewReno recovery also grows the window
+    /// deflated to ssthresh, as an ACK of new data outside recovery would: ns-2.35's
+    /// `Agent/TCP/Reno` and `/Newreno` (`recv` clears `dupwnd_`, then `recv_newack_helper`
+    /// calls `opencwnd`, tcp/tcp-reno.cc, tcp/tcp-newreno.cc). `false`: RFC 5681 3.2 step 6 /
+    /// RFC 6582 3.2 step 3 only deflate it. At a window of 6 segments the difference is
+    /// a third of a segment per loss, the third segment of the next round trip.
+    pub grow_on_recovery_exit: bool,
     /// Grow the window only while it limits the sender (Linux `tcp_is_cwnd_limited`,
     /// `tcp_cwnd_validate`): in congestion avoidance only if the window was full at some
     /// send over the last window of data, in slow start also while it is below twice the
@@ -401,7 +428,7 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
-    pub const PROFILE_KEYS: [&'static str; 28] = [
+    pub const PROFILE_KEYS: [&'static str; 30] = [
         "cwnd_limited_growth",
         "pipe_rule",
         "prr",
@@ -423,6 +450,8 @@ impl TcpConfig {
         "delayed_ack_timeout",
         "abc_limit_pkts",
         "rto_restart",
+        "rto_on_fast_retransmit",
+        "grow_on_recovery_exit",
         "nagle",
         "sack",
         "max_sack_blocks",
@@ -460,6 +489,8 @@ impl TcpConfig {
                 c.delayed_ack_timeout = ms(40);
                 c.abc_limit_pkts = 0;
                 c.rto_restart = RtoRestart::EveryAck;
+                c.rto_on_fast_retransmit = RtoOnFastRetransmit::Restart;
+                c.grow_on_recovery_exit = false;
                 c.nagle = true;
                 c.sack = true;
                 c.timestamps = true;
@@ -487,6 +518,8 @@ impl TcpConfig {
                 c.delayed_ack_timeout = ms(200);
                 c.abc_limit_pkts = 1;
                 c.rto_restart = RtoRestart::EveryAck;
+                c.rto_on_fast_retransmit = RtoOnFastRetransmit::Keep;
+                c.grow_on_recovery_exit = false;
                 c.nagle = false;
                 c.sack = true;
                 c.timestamps = true;
@@ -517,6 +550,8 @@ impl TcpConfig {
                 c.delayed_ack_timeout = ms(100);
                 c.abc_limit_pkts = 1;
                 c.rto_restart = RtoRestart::EveryAck;
+                c.rto_on_fast_retransmit = RtoOnFastRetransmit::Restart;
+                c.grow_on_recovery_exit = true;
                 c.nagle = false;
                 c.sack = false;
                 c.max_sack_blocks = 3;
@@ -542,6 +577,8 @@ impl TcpConfig {
                 c.delayed_ack_timeout = ms(200);
                 c.abc_limit_pkts = 1;
                 c.rto_restart = RtoRestart::Impatient;
+                c.rto_on_fast_retransmit = RtoOnFastRetransmit::Keep;
+                c.grow_on_recovery_exit = false;
                 c.nagle = true;
                 c.sack = true;
                 c.timestamps = true;
@@ -571,6 +608,8 @@ impl TcpConfig {
         self.loss_detection = LossDetection::Dupthresh;
         self.max_rto = Duration::from_secs(60);
         self.max_persist = Duration::from_secs(60);
+        self.rto_on_fast_retransmit = RtoOnFastRetransmit::Keep;
+        self.grow_on_recovery_exit = false;
     }
 }
 
@@ -654,6 +693,8 @@ impl TcpConfig {
             rto_rule: RtoRule::Rfc6298,
             ssthresh_rule: SsthreshRule::FlightSize,
             rto_restart: RtoRestart::EveryAck,
+            rto_on_fast_retransmit: RtoOnFastRetransmit::Keep,
+            grow_on_recovery_exit: false,
             cwnd_limited_growth: false,
             prr: PrrRule::Off,
             handshake: true,
