@@ -1066,6 +1066,8 @@ class Gen:
             e["rwnd"] = self.size(log_uniform(r, 1, 10**7))
         if self.p(0.3):
             e["correction"] = r.choice(["none", "measured"])
+        if self.p(0.3) and "min_convergence" not in e:
+            e["max_convergence"] = self.time(log_uniform(r, S, 100 * S))
         self.use(*(f"elements.darca.{k}" for k in e if k not in ("node", "kind")))
         return e
 

@@ -30,7 +30,7 @@ def test_keys_reach_the_simulator_with_units_and_defaults(tmp_path):
     assert e == {"node": "er", "element": {
         "kind": "darca", "link": "L", "start": 5_000_000_000, "targets": [{"flow": "tcp1", "bps": 1_000_000}],
         "classes": [], "class_rtt": "harmonic", "factor": 0.8, "tolerance": 0.2, "max_stable": 50_000_000_000,
-        "min_convergence": 500_000_000, "rwnd": 65536, "rtt": None, "correction": "none"}}
+        "min_convergence": 500_000_000, "rwnd": 65536, "rtt": None, "correction": "none", "max_convergence": None}}
     el = ('kind = "darca"\nnode = "er"\nlink = "L"\nclass_rtt = "midpoint"\n'
           'classes = [{ rtt_min = "0ms", rtt_max = "150ms", rate = "2Mbit/s" }, { rtt_min = "150ms", rtt_max = "3s", rate = "1Mbit/s" }]')
     e = tcplab.load(with_element(tmp_path, el)).canonical["elements"][0]["element"]
@@ -79,6 +79,7 @@ TGT = 'targets = [{ flow = "tcp1", rate = "1Mbit/s" }]'
         (T + TGT + '\nmin_convergence = "1ms"', ["elements[0].min_convergence", "at least 10ms"]),
         (T + TGT + '\nclass_rtt = "mean"', ["elements[0].class_rtt", "harmonic"]),
         (T + TGT + '\ncorrection = "closed"', ["elements[0].correction", "measured"]),
+        (T + TGT + '\nmax_convergence = "100ms"', ["elements[0].max_convergence", "at least min_convergence"]),
         (T + TGT + '\ncorrection = true', ["elements[0].correction"]),
         (T + 'classes = [{ rtt_min = "100ms", rtt_max = "50ms", rate = "1Mbit/s" }]', ["elements[0].classes[0].rtt_max", "above rtt_min"]),
         (T + 'classes = [{ rtt_min = "0ms", rtt_max = "100ms", rate = "1Mbit/s" }, { rtt_min = "50ms", rtt_max = "1s", rate = "1Mbit/s" }]',

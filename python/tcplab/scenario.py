@@ -243,7 +243,7 @@ ELEMENT_KEYS: dict[str, list[str]] = {
     "bsf": ["link", "weight", "total_buffer", "udp_buffer", "sessions", "bsf_thresh", "flush_thresh",
             "ecn_history", "zwa_copies", "record_ttl"],
     "darca": ["link", "start", "targets", "classes", "class_rtt", "factor", "tolerance", "max_stable",
-              "min_convergence", "rwnd", "rtt", "correction"],
+              "min_convergence", "rwnd", "rtt", "correction", "max_convergence"],
 }
 # RED's keys in a `queue` table (discipline = "red"), after ns-2.35's Queue/RED parameters.
 RED_KEYS = ["min_th", "max_th", "max_p", "weight", "gentle", "wait", "ecn", "use_mark_p", "mark_p", "byte_mode", "queue_in_bytes", "mean_pktsize"]
@@ -1225,9 +1225,11 @@ class _Parser:
         spec: dict[str, Any] = {"link": self._link_name(t["link"], _join(ep, "link"), links)}
         if "start" in t:
             spec["start"] = c.time()(t["start"], _join(ep, "start"))
-        for key in ("max_stable", "min_convergence"):
+        for key in ("max_stable", "min_convergence", "max_convergence"):
             if key in t:
                 spec[key] = c.time(allow_zero=False)(t[key], _join(ep, key))
+        if spec.get("max_convergence", 10**30) < spec.get("min_convergence", 500_000_000):
+            raise c.error(_join(ep, "max_convergence"), f"must be at least min_convergence (default 500ms), got {_show(t['max_convergence'])}")
         if spec.get("min_convergence", 10_000_000) < 10_000_000:
             raise c.error(_join(ep, "min_convergence"), f"must be at least 10ms (a round must be long enough to measure a rate), got {_show(t['min_convergence'])}")
         if "rtt" in t:

@@ -218,6 +218,12 @@ pub struct DarcaSpec {
     /// a round shorter than this measures too few packets to judge a rate.
     #[serde(default = "default_darca_min_convergence")]
     pub min_convergence: Duration,
+    /// Longest convergence period (None: eq. 1 unbounded, as the paper). A connection held
+    /// by its own bottleneck but not yet inferred remote enters eq. 1 with an RTT its own
+    /// queue inflates: under the `linux` profile Fig. 6's TCP_2 made rounds of 69 s, during
+    /// which a joining connection went uncontrolled (docs/darca.md, Known limits).
+    #[serde(default)]
+    pub max_convergence: Option<Duration>,
     /// The receiver window, bytes, that bounds a connection's window when it sees no drop
     /// (the paper's 65536).
     #[serde(default = "default_darca_rwnd")]

@@ -142,6 +142,7 @@ pub struct Darca {
     link: u32,
     start: Instant,
     min_convergence: Duration,
+    max_convergence: Option<Duration>,
     rwnd_bytes: f64,
     rtt_fallback: Option<f64>,
     class_rtt: Option<DarcaClassRtt>,
@@ -236,6 +237,7 @@ impl Darca {
             link,
             start: spec.start,
             min_convergence: spec.min_convergence,
+            max_convergence: spec.max_convergence,
             rwnd_bytes: spec.rwnd as f64,
             rtt_fallback: spec.rtt.map(|d| d.as_secs_f64()),
             class_rtt,
@@ -340,7 +342,15 @@ impl Darca {
         }
         let (conv, meas) = periods(&model);
         let floor = self.min_convergence.as_secs_f64();
-        (conv.max(floor), meas.max(floor * 2.0 / 3.0))
+        let (conv, meas) = (conv.max(floor), meas.max(floor * 2.0 / 3.0));
+        match self.max_convergence {
+            // Eq. 2's measurement period stays 2/3 of the convergence period it caps.
+            Some(cap) => {
+                let cap = cap.as_secs_f64().max(floor);
+                (conv.min(cap), meas.min(cap * 2.0 / 3.0))
+            }
+            None => (conv, meas),
+        }
     }
 
     /// Starts a round at `now`: enforcement, then the convergence period.
@@ -595,7 +605,8 @@ impl Darca {
     /// `correction = "measured"` (beyond the paper), at a round's end: the gain of every
     /// unit the control held this round (its own drops outnumber the holes upstream: the
     /// model's drop rate is what limits it), not inferred remote and present, moves by the
-    /// square root of target / realised rate. The square root halves the log error per
+    /// square root of target / realised rate, when that is within a factor 2 (the model's
+    /// bias is tens of percent; more is something else). The square root halves the log error per
     /// round (0.77 -> 0.88 -> 0.94 -> 0.97), so one noisy measurement period, about one
     /// loss cycle, moves the gain by half its error. Bounded to [1/4, 4]: Mathis's model
     /// is off by tens of percent, not by factors, and a runaway gain is a bug to see.
@@ -608,8 +619,14 @@ impl Darca {
                 || unit.members == 0
                 || cycle_conn.remote_cap.is_some()
                 || target <= 0.0
-                || rbw[u] <= 0.0
+                || !(0.5..=2.0).contains(&(rbw[u] / target))
             {
+                // Beyond a factor 2 something other than the model's bias holds the
+                // connection (its own bottleneck, a timeout, a burst after a join): Reno
+                // under the model's drops carries 0.69-0.94 of its rate (ns-2.35 and
+                // tcplab alike), and a gain that chased a remote connection's shortfall
+                // would only shrink its drop rate and stretch the rounds (eq. 1's W x RTT
+                // at an RTT its own queue inflates: 41 s under the `linux` profile).
                 continue;
             }
             unit.gain = (unit.gain * (target / rbw[u]).sqrt()).clamp(0.25, 4.0);

@@ -331,3 +331,41 @@ fn the_measured_correction_brings_small_window_connections_to_their_targets() {
     }
     assert!(gains[0] > 1.1, "{gains:?}");
 }
+
+#[test]
+fn max_convergence_caps_the_rounds_a_remote_connection_stretches() {
+    // b is held by its 250 kbit/s access link (100 packets of queue: seconds of RTT) with
+    // a target of 2 Mbit/s it cannot reach: until it is inferred remote it enters eq. 1
+    // with a small drop rate and an RTT its own queue inflates, and the rounds last tens
+    // of seconds. `max_convergence` bounds them (and eq. 2's period to 2/3 of the bound).
+    let flows = [("a", 0, 0.0, None), ("b", 1, 0.1, None)];
+    let rounds = |cap: Option<u64>| {
+        let mut keys = json!({ "start": 5_000_000_000u64, "targets": [
+            { "flow": "a", "bps": 1_000_000 }, { "flow": "b", "bps": 2_000_000 }] });
+        if let Some(c) = cap {
+            keys["max_convergence"] = json!(c);
+        }
+        let (_, d) = run(&topology(&[100_000_000, 250_000], &flows, keys, 120));
+        d["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["convergence_s"].as_f64().unwrap(),
+                    r["measurement_s"].as_f64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let free = rounds(None);
+    assert!(free.iter().any(|&(c, _)| c > 5.0), "eq. 1 alone: {free:?}");
+    let capped = rounds(Some(5_000_000_000));
+    assert!(
+        capped
+            .iter()
+            .all(|&(c, m)| c <= 5.0 && m <= 5.0 * 2.0 / 3.0 + 1e-9),
+        "{capped:?}"
+    );
+    assert!(capped.len() > free.len());
+}
