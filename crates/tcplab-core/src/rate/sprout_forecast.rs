@@ -190,6 +190,8 @@ struct Model {
     /// kernel_below[m]: the sum of kernel[..m]; kernel_above[m]: the sum of kernel[m..].
     kernel_below: Vec<f64>,
     kernel_above: Vec<f64>,
+    /// The kernel with EVOLVE_BLOCK - 1 zeros on either side (moves beyond the reach).
+    kernel_padded: Vec<f64>,
     /// exp(-lambda_z x tick): the outage state keeps its mass with this probability.
     stay_outage: f64,
     /// Where an escape from the outage lands, per state (index 0 unused, zero).
@@ -287,9 +289,12 @@ impl Model {
             let j = kernel.len() - 1 - i;
             kernel_above[j] = kernel_above[j + 1] + kernel[j];
         }
+        let pad = vec![0.0; EVOLVE_BLOCK - 1];
+        let kernel_padded = [&pad[..], &kernel[..], &pad[..]].concat();
         let mut m = Model {
             cfg,
             rates,
+            kernel_padded,
             kernel,
             reach,
             kernel_below,
@@ -401,8 +406,9 @@ impl Model {
     }
 
     /// One tick of the model's evolution of `from` into `to` (both normalised or not: the
-    /// kernel conserves mass).
-    fn evolve(&self, from: &[f64], to: &mut [f64]) {
+    /// kernel conserves mass). `from` is spent: its entries below [`NEGLIGIBLE`] are set to
+    /// zero on the way (every caller throws it away after).
+    fn evolve(&self, from: &mut [f64], to: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx") {
             // SAFETY: the processor has AVX (checked just above).
@@ -417,41 +423,112 @@ impl Model {
     /// contracts a product and a sum into one).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
-    unsafe fn evolve_avx(&self, from: &[f64], to: &mut [f64]) {
+    unsafe fn evolve_avx(&self, from: &mut [f64], to: &mut [f64]) {
         self.evolve_body(from, to)
     }
 
+    /// The evolution as each destination's sum over the sources that reach it, `to[j] =
+    /// init[j] + from[i0] k[j - i0] + from[i0 + 1] k[j - i0 - 1] + ...` in increasing source
+    /// order: the same terms added in the same order as spreading each source over its
+    /// destinations in turn (the textbook form, and this function's until it was measured),
+    /// so the same result to the bit, but a block of destinations is summed in registers
+    /// where spreading loaded and stored every destination once per source, each load
+    /// overlapping the last source's stores (a stall per vector). The terms the spreading
+    /// skipped add exactly zero here: sources below [`NEGLIGIBLE`] are zeroed first, and the
+    /// kernel is padded with zeros beyond its reach (x + 0 = x for the non-negative sums).
     #[inline(always)]
-    fn evolve_body(&self, from: &[f64], to: &mut [f64]) {
+    fn evolve_body(&self, from: &mut [f64], to: &mut [f64]) {
         let n = self.states() - 1;
-        to.iter_mut().for_each(|x| *x = 0.0);
+        let r = self.reach;
+        // Where the outage's mass goes, first (the spreading's order: its terms come before
+        // every rate bin's). 0 + x is x, so these are the sums' first values.
         let out = from[0];
         if out != 0.0 {
-            to[0] += out * self.stay_outage;
+            to[0] = out * self.stay_outage;
             let esc = out * (1.0 - self.stay_outage);
             for (t, &e) in to[1..=n].iter_mut().zip(&self.escape[1..=n]) {
-                *t += esc * e;
+                *t = esc * e;
+            }
+        } else {
+            to.iter_mut().for_each(|x| *x = 0.0);
+        }
+        // Far from the belief's mass the probabilities are vanishing; spreading them is
+        // most of the work of a tick and changes no forecast (NEGLIGIBLE below).
+        let (mut first, mut last) = (usize::MAX, 0);
+        for (i, p) in from.iter_mut().enumerate().skip(1) {
+            if *p < NEGLIGIBLE {
+                *p = 0.0;
+            } else {
+                first = first.min(i);
+                last = i;
             }
         }
+        if first > last {
+            return;
+        }
+        let from = &*from;
+        // Moves below the first bin (lambda went below zero) go to the outage, those above
+        // the last bin to the top bin, as kernel tail sums: the sources within reach of
+        // either end, in order (kernel_below[0] and kernel_above[2r + 1] are zero: a source
+        // out of reach adds nothing).
+        for (i, &p) in from.iter().enumerate().take(last.min(r) + 1).skip(first) {
+            to[0] += p * self.kernel_below[r + 1 - i];
+        }
+        let mut top = to[n];
+        for (i, &p) in from
+            .iter()
+            .enumerate()
+            .take(last + 1)
+            .skip(first.max(n.saturating_sub(r)).max(1))
+        {
+            top += p * self.kernel_above[(n + r + 1 - i).min(2 * r + 1)];
+            // The move that lands on the top bin itself, after the tail (the spreading's
+            // order: its tail term, then its slice).
+            top += p * self.kernel[n + r - i];
+        }
+        // The bins strictly between that a source reaches: blocks of EVOLVE_BLOCK
+        // destinations, widened to whole blocks where the bins allow (a destination no source
+        // reaches keeps its first value), then one at a time. A block may take in the top
+        // bin: its sum is overwritten just below.
+        let (mut lo, hi) = (first.saturating_sub(r).max(1), (last + r + 1).min(n));
+        let blocks = (hi - lo).div_ceil(EVOLVE_BLOCK);
+        lo = lo.min((n + 1).saturating_sub(blocks * EVOLVE_BLOCK)).max(1);
+        let hi = hi.max((lo + blocks * EVOLVE_BLOCK).min(n + 1));
+        let mut j = lo;
+        while j + EVOLVE_BLOCK <= hi {
+            self.gather::<EVOLVE_BLOCK>(from, to, j, first, last);
+            j += EVOLVE_BLOCK;
+        }
+        while j < hi {
+            self.gather::<1>(from, to, j, first, last);
+            j += 1;
+        }
+        to[n] = top;
+    }
+
+    /// `to[j0..j0 + B]` plus the moves into them from the sources first..=last within reach,
+    /// source by source in increasing order.
+    #[inline(always)]
+    fn gather<const B: usize>(
+        &self,
+        from: &[f64],
+        to: &mut [f64],
+        j0: usize,
+        first: usize,
+        last: usize,
+    ) {
         let r = self.reach;
-        for (i, &p) in from.iter().enumerate().skip(1) {
-            // Far from the belief's mass the probabilities are vanishing; spreading them is
-            // most of the work of a tick and changes no forecast (NEGLIGIBLE below).
-            if p < NEGLIGIBLE {
-                continue;
-            }
-            // The moves that stay among the rate bins are a plain slice update (which the
-            // compiler vectorises); those below the first bin (lambda went below zero) go to
-            // the outage and those above the last to the top bin, as kernel tail sums.
-            let lo = (r + 1).saturating_sub(i);
-            let hi = (n + r + 1 - i).min(2 * r + 1);
-            to[0] += p * self.kernel_below[lo];
-            to[n] += p * self.kernel_above[hi];
-            let (a, b) = (i + lo - r, i + hi - r);
-            for (t, &k) in to[a..b].iter_mut().zip(&self.kernel[lo..hi]) {
-                *t += p * k;
+        let mut acc: [f64; B] = std::array::from_fn(|k| to[j0 + k]);
+        let lo = first.max(j0.saturating_sub(r));
+        let hi = last.min(j0 + B - 1 + r);
+        for (i, &p) in from.iter().enumerate().take(hi + 1).skip(lo) {
+            // kernel_padded[PAD + d + r] is the move by d = j - i bins.
+            let k = &self.kernel_padded[j0 + r + EVOLVE_BLOCK - 1 - i..][..B];
+            for (a, &x) in acc.iter_mut().zip(k) {
+                *a += p * x;
             }
         }
+        to[j0..j0 + B].copy_from_slice(&acc);
     }
 
     /// For starting state `s`, the CDF of the cumulative count over the horizon: the count of
@@ -542,7 +619,7 @@ impl Model {
                 next_seg = seg.next();
             }
             if tick_no + 1 < self.horizon {
-                self.evolve(&comp, &mut next);
+                self.evolve(&mut comp, &mut next);
                 std::mem::swap(&mut comp, &mut next);
             }
         }
@@ -556,6 +633,10 @@ impl Model {
 /// belief): at most a few hundred such terms, 1e-12 each, cannot move a 5th (or any
 /// percentile's) quantile beyond its rounding to whole packets but by a boundary case.
 const NEGLIGIBLE: f64 = 1e-12;
+
+/// Destinations summed together by [`Model::evolve`]: 32 doubles, eight 256-bit registers
+/// (eight independent chains of additions: four left the adder waiting on each sum).
+const EVOLVE_BLOCK: usize = 32;
 
 /// The index range of the entries of `v` at or above [`NEGLIGIBLE`] (empty: 0..0).
 fn support(v: &[f64]) -> (usize, usize) {
@@ -674,7 +755,7 @@ impl SproutForecast {
 
     /// The model's evolution over one tick, no observation (a tick with nothing to learn).
     pub fn evolve(&mut self) {
-        self.model.evolve(&self.belief, &mut self.scratch);
+        self.model.evolve(&mut self.belief, &mut self.scratch);
         std::mem::swap(&mut self.belief, &mut self.scratch);
         self.normalise();
     }
@@ -780,9 +861,21 @@ impl SproutForecast {
     fn forecast_body(&mut self) {
         let model = Arc::clone(&self.model);
         let active = model.active(&self.belief);
+        // Where to start each horizon's search: the last tick's answer, moved by as much as
+        // the horizon before it moved this tick (its new answer, plus the gap between the two
+        // horizons last tick). A belief that shifted moves every horizon's quantile together,
+        // and this guess follows it: on a 90 s LTE trace 4% of the searches leave the first
+        // window, against 29% from the last answer alone. Any guess finds the same count.
+        let mut prev: Option<(u64, u64)> = None;
         for i in 0..self.cumulative.len() {
             let last = self.cumulative[i];
-            self.cumulative[i] = quantile_near(&model, &active, i, self.percentile, last);
+            let guess = match prev {
+                Some((old, new)) => (new + last).saturating_sub(old),
+                None => last,
+            };
+            let c = quantile_near(&model, &active, i, self.percentile, guess);
+            self.cumulative[i] = c;
+            prev = Some((last, c));
         }
         self.forecast = *self.cumulative.last().unwrap_or(&0);
     }
@@ -1275,8 +1368,8 @@ mod tests {
             let mut plain = f.clone();
             for obs in varied_observations(150) {
                 let (mut a, mut b) = (vec![0.0; f.belief.len()], vec![0.0; f.belief.len()]);
-                f.model.evolve(&f.belief, &mut a);
-                f.model.evolve_body(&f.belief, &mut b);
+                f.model.evolve(&mut f.belief.clone(), &mut a);
+                f.model.evolve_body(&mut f.belief.clone(), &mut b);
                 assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
                 f.tick(obs);
                 plain.evolve();
@@ -1295,6 +1388,64 @@ mod tests {
                     .zip(b.iter())
                     .all(|(x, y)| x.to_bits() == y.to_bits()));
             }
+        }
+    }
+
+    /// The evolution as the textbook spreads it: each source's mass over its destinations in
+    /// turn (sources in increasing order, the outage's first), skipping sources below
+    /// NEGLIGIBLE. `Model::evolve` sums the same terms destination by destination.
+    fn evolve_by_spreading(m: &Model, from: &[f64]) -> Vec<f64> {
+        let n = m.states() - 1;
+        let r = m.reach;
+        let mut to = vec![0.0; n + 1];
+        if from[0] != 0.0 {
+            to[0] += from[0] * m.stay_outage;
+            let esc = from[0] * (1.0 - m.stay_outage);
+            for j in 1..=n {
+                to[j] += esc * m.escape[j];
+            }
+        }
+        for (i, &p) in from.iter().enumerate().skip(1) {
+            if p < NEGLIGIBLE {
+                continue;
+            }
+            let lo = (r + 1).saturating_sub(i);
+            let hi = (n + r + 1 - i).min(2 * r + 1);
+            to[0] += p * m.kernel_below[lo];
+            to[n] += p * m.kernel_above[hi];
+            for k in lo..hi {
+                to[i + k - r] += p * m.kernel[k];
+            }
+        }
+        to
+    }
+
+    #[test]
+    fn evolution_sums_the_spreadings_terms_in_its_order() {
+        // Bit for bit, on beliefs of every shape a run meets (broad, sharp, at either end,
+        // in the outage), in both configurations and a small one whose bins the blocks
+        // do not fill.
+        for cfg in [
+            SproutForecastConfig::default(),
+            port(),
+            tiny(10.0 / 0.1f64.sqrt()),
+        ] {
+            let mut f = SproutForecast::new(cfg);
+            let mut checked = 0;
+            for obs in varied_observations(300) {
+                let want = evolve_by_spreading(&f.model, &f.belief);
+                let mut got = vec![f64::NAN; want.len()];
+                f.model.evolve(&mut f.belief.clone(), &mut got);
+                assert!(
+                    want.iter()
+                        .zip(&got)
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{want:?}\n{got:?}"
+                );
+                checked += 1;
+                f.tick(obs);
+            }
+            assert_eq!(checked, 300);
         }
     }
 
