@@ -544,3 +544,28 @@ fn heartbeat_replies_are_not_duplicate_acks_without_sack() {
     assert_eq!(a.stats().fast_retransmits, 1);
     assert!(a.in_recovery());
 }
+
+/// The 3 s outage without SACK (issue 13): the spurious timeouts' retransmissions arrive
+/// after their originals, and the receiver's ACKs of them, like its replies to the
+/// heartbeats sent through the outage, repeat its ACK with no new data received. Counted as
+/// duplicate ACKs, they started a fast retransmit and limited transmit sent 4179 segments at
+/// once (959 retransmitted in all).
+#[test]
+fn sprout_without_sack_comes_out_of_an_outage_without_a_fast_retransmit() {
+    let c = TcpConfig {
+        sack: false,
+        ..cfg(CcKind::Sprout)
+    };
+    let mut r = Run::new(c.clone(), c, Duration::from_millis(2));
+    r.p.outage = Some((ms(3000), ms(6000)));
+    r.go(ms(10_000), |_| {});
+    let s = r.a.stats();
+    let hb = r.b.sprout_receiver().unwrap().heartbeats;
+    assert!(hb > 50, "{hb} heartbeats received");
+    assert_eq!(s.fast_retransmits, 0, "{s:?}");
+    assert_eq!(s.dup_acks_received, 0, "{s:?}");
+    // Only the timeouts' retransmissions.
+    assert!(s.retransmitted_segments <= s.timeouts, "{s:?}");
+    // 7 s of link at 500 packets/s is 3.5 MB: the transfer goes on as with SACK.
+    assert!(r.read > 3_000_000, "{} bytes read", r.read);
+}
