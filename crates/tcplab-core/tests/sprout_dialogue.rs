@@ -2,9 +2,12 @@
 //! and encoding, a classic peer, and a bulk transfer over a bottleneck whose link goes out
 //! for 3 s, with the endpoints' invariants checked after every step.
 
+mod common;
+use common::script;
 use tcplab_core::cc::{Cc, CcKind, CongestionControl};
+use tcplab_core::segment::SproutForecastOption;
 use tcplab_core::tcp::{Endpoint, TcpConfig, Timer};
-use tcplab_core::{Duration, Flags, Instant, Segment, SeqNo};
+use tcplab_core::{Duration, Flags, Instant, Segment, SeqNo, TcpOptions};
 
 const MSS: u32 = 1000;
 const OWD: Duration = Duration::from_millis(20);
@@ -440,4 +443,129 @@ fn heartbeats_do_not_load_a_slow_link() {
     );
     // And the link still carries data: over 15 s, at least a third of its 15 per second.
     assert!(late.len() > 75, "{} data segments after 5 s", late.len());
+}
+
+/// A Sprout sender without SACK, connected by a SYN-ACK (MSS 1000, Sprout's option, no SACK,
+/// window 65535) at 50 ms, that sent its initial window of 10 segments and heard at 100 ms
+/// that the receiver has 4 of them, with a forecast of nothing: the window is closed and
+/// offsets 4000..10000 are outstanding and stay so (a stall: they are stuck in a queue).
+fn stalled_sprout_without_sack() -> Endpoint {
+    let c = TcpConfig {
+        sack: false,
+        min_rto: Duration::from_secs(3),
+        ..cfg(CcKind::Sprout)
+    };
+    let mut a = Endpoint::new(c, SeqNo(script::ISS));
+    a.connect(ms(0));
+    script::drain(&mut a, ms(0));
+    let opts = TcpOptions {
+        mss: Some(MSS as u16),
+        sprout_permitted: true,
+        ..Default::default()
+    };
+    a.handle_segment(ms(50), &script::synack(65535, opts));
+    assert!(a.sprout_negotiated());
+    a.write(ms(50), 100_000);
+    let sent = script::drain(&mut a, ms(50));
+    assert_eq!(
+        script::offs(&sent),
+        (0..10).map(|i| i * MSS).collect::<Vec<_>>()
+    );
+    a.handle_segment(ms(100), &sprout_ack(4000, 1, 4000));
+    assert!(script::drain(&mut a, ms(100)).is_empty());
+    a
+}
+
+/// The receiver's pure ACK of offset `off` carrying its forecast of tick `tick` (of nothing)
+/// and its count `received` (the highest offset it holds).
+fn sprout_ack(off: u32, tick: u8, received: u32) -> Segment {
+    let mut s = script::ack(off, &[]);
+    s.options
+        .set_sprout(Some(SproutForecastOption::new(tick, received, [0; 8])));
+    s
+}
+
+/// Runs `a`'s timers up to `until`; everything it sends.
+fn run_timers(a: &mut Endpoint, until: Instant) -> Vec<Segment> {
+    let mut out = Vec::new();
+    while let Some(t) = a.poll_timeout().filter(|&t| t <= until) {
+        a.handle_timeout(t);
+        out.extend(script::drain(a, t));
+    }
+    out
+}
+
+/// Issue 13: without SACK, the receiver's answer to a heartbeat (an ACK of what it already
+/// acknowledged, same window, while data is outstanding) has RFC 5681 section 2's form of
+/// a duplicate ACK. Sprout's count in the option tells them apart: a true duplicate comes
+/// from data arriving above the hole, which raises the count; a reply to a heartbeat moves
+/// nothing. Three replies during the stall: no duplicate ACK, no fast retransmit. Then three
+/// ACKs whose count grows (segments 5, 6 and 7 arrived, 4 did not): a fast retransmit.
+#[test]
+fn heartbeat_replies_are_not_duplicate_acks_without_sack() {
+    let mut a = stalled_sprout_without_sack();
+    let mut t = 100;
+    let mut tick = 1;
+    for n in 0..4 {
+        // The window stays closed: after 50 ms of silence, one empty heartbeat, no data
+        // (at 100, 150, 200 and 250 ms); its reply comes back 40 ms later.
+        t += 40;
+        let out = run_timers(&mut a, ms(t));
+        let hb: Vec<&Segment> = out.iter().filter(|s| s.payload_len == 0).collect();
+        assert_eq!(hb.len(), 1, "heartbeat {n}: {out:#?}");
+        assert!(hb[0].flags.contains(Flags::PSH) && !hb[0].flags.fin());
+        assert!(out.iter().all(|s| s.payload_len == 0), "{out:#?}");
+        // Its reply: the same ACK and window, a new forecast tick, the same count.
+        tick += 1;
+        a.handle_segment(ms(t), &sprout_ack(4000, tick, 4000));
+        let out = script::drain(&mut a, ms(t));
+        assert!(
+            out.iter().all(|s| s.payload_len == 0),
+            "reply {n}: {out:#?}"
+        );
+        assert_eq!(a.stats().dup_acks_received, 0, "reply {n}");
+        t += 10;
+    }
+    assert_eq!(a.stats().fast_retransmits, 0);
+    assert_eq!(a.stats().retransmitted_segments, 0);
+    assert!(!a.in_recovery());
+    // Now segments 5..7 arrive above the hole at 4000: three true duplicate ACKs.
+    for (i, received) in [5000, 6000, 7000].into_iter().enumerate() {
+        tick += 1;
+        a.handle_segment(ms(t + i as u64), &sprout_ack(4000, tick, received));
+        // The forecast allows nothing: RFC 3042's limited transmit sends nothing new
+        // either (it once sent the whole send buffer on the first duplicate ACK), and the
+        // third retransmits the hole's segment, nothing else.
+        let out = script::drain(&mut a, ms(t + i as u64));
+        let want: &[u32] = if i < 2 { &[] } else { &[4000] };
+        assert_eq!(script::offs(&out), want, "duplicate ACK {i}");
+    }
+    assert_eq!(a.stats().dup_acks_received, 3);
+    assert_eq!(a.stats().fast_retransmits, 1);
+    assert!(a.in_recovery());
+}
+
+/// The 3 s outage without SACK (issue 13): the spurious timeouts' retransmissions arrive
+/// after their originals, and the receiver's ACKs of them, like its replies to the
+/// heartbeats sent through the outage, repeat its ACK with no new data received. Counted as
+/// duplicate ACKs, they started a fast retransmit and limited transmit sent 4179 segments at
+/// once (959 retransmitted in all).
+#[test]
+fn sprout_without_sack_comes_out_of_an_outage_without_a_fast_retransmit() {
+    let c = TcpConfig {
+        sack: false,
+        ..cfg(CcKind::Sprout)
+    };
+    let mut r = Run::new(c.clone(), c, Duration::from_millis(2));
+    r.p.outage = Some((ms(3000), ms(6000)));
+    r.go(ms(10_000), |_| {});
+    let s = r.a.stats();
+    let hb = r.b.sprout_receiver().unwrap().heartbeats;
+    assert!(hb > 50, "{hb} heartbeats received");
+    assert_eq!(s.fast_retransmits, 0, "{s:?}");
+    assert_eq!(s.dup_acks_received, 0, "{s:?}");
+    // Only the timeouts' retransmissions.
+    assert!(s.retransmitted_segments <= s.timeouts, "{s:?}");
+    // 7 s of link at 500 packets/s is 3.5 MB: the transfer goes on as with SACK.
+    assert!(r.read > 3_000_000, "{} bytes read", r.read);
 }

@@ -76,7 +76,12 @@
 //! bound as the end of a flight (of nothing). As it has no data to ACK, the receiver sends
 //! an ACK with the forecast at the end of the heartbeat's tick, standing in for the
 //! implementation's reverse-direction packet; with SACK (the default) that ACK is never a
-//! duplicate ACK, as it SACKs nothing new. Its few bytes are not added to the sender's queue
+//! duplicate ACK, as it SACKs nothing new. Without SACK it has RFC 5681's form of one (same
+//! ACK and window, no data, while data is outstanding), so the sender counts an ACK as a
+//! duplicate only when the option's count (the highest offset received) moved: data arrived
+//! above a hole (issue 13; the implementation, over UDP, has no duplicate ACKs and never
+//! retransmits). Nor does RFC 3042 limited transmit apply: added to a window reported as
+//! pipe plus the allowance, it sent the whole send buffer. Its few bytes are not added to the sender's queue
 //! estimate (the implementation adds them; they are 52 bytes against 1448-byte segments).
 //!
 //! We first sent a full-size segment of new data as the heartbeat. On a link slower than

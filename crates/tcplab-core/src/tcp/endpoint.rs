@@ -307,6 +307,10 @@ pub struct Endpoint {
     /// The receiver half: counts arrivals per 20 ms tick and forecasts (boxed: its belief
     /// is allocated once per connection; `None` without Sprout).
     sprout_rx: Option<Box<SproutReceiver>>,
+    /// The sender half: the receiver's count (highest offset received) on the last ACK
+    /// that carried Sprout's option; without SACK it tells a duplicate ACK (data arrived
+    /// above a hole) from the reply to a heartbeat (nothing arrived).
+    sprout_count_seen: Option<u32>,
     /// `cc.has_tick()`, kept with the controller: `sync_timers` runs on every input.
     cc_ticks: bool,
     /// `cc_ticks` or a Sprout receiver: one test in `sync_timers` for connections with
@@ -458,6 +462,7 @@ impl Endpoint {
             sprout_peer_offered: false,
             sprout_ok: false,
             sprout_rx: None,
+            sprout_count_seen: None,
             cc_ticks: false,
             any_tick: false,
             cfg,
@@ -1088,6 +1093,18 @@ impl Endpoint {
         // whether this ACK's congestion indicators are to be ignored.
         let afc_quiet = self.afc_on_ack(now, seg, ack);
 
+        // Sprout's receiver answers every heartbeat with an ACK (rate::sprout, "Heartbeats")
+        // that, while data is outstanding and nothing new arrived, matches RFC 5681 section
+        // 2's duplicate ACK: without SACK, three of them during a stall started a spurious
+        // fast retransmit. A receiver sends a true one when data arrives out of order, which
+        // raises the count of its option: a Sprout ACK whose count did not move is no
+        // duplicate (as with SACK, where a duplicate must newly SACK data).
+        let sprout_news = match (seg.options.sprout(), &self.cc) {
+            (Some(f), Cc::Sprout(_)) => {
+                self.sprout_count_seen.replace(f.received()) != Some(f.received())
+            }
+            _ => true,
+        };
         let is_dup = ack == una_before
             && !self.sb.is_empty()
             && if self.snd_sack {
@@ -1095,7 +1112,7 @@ impl Endpoint {
                 sacked > 0
             } else {
                 // RFC 5681 section 2: no data, no SYN/FIN, same window, data outstanding.
-                seg.payload_len == 0 && !seg.flags.fin() && wnd == prior_wnd
+                seg.payload_len == 0 && !seg.flags.fin() && wnd == prior_wnd && sprout_news
             };
         // RFC 5681 section 2's duplicate ACK, whatever SACK says (thesis 4.1.2 counts one MSS
         // per duplicate ACK that carries no SACK blocks).
@@ -2449,10 +2466,14 @@ impl Endpoint {
             // no limited transmit.
             return c.max(self.ns2_next_in_flight);
         }
+        // (Not for Sprout: its window is the forecast's, as in recovery; reported as pipe
+        // plus what the forecast allows, it grows with every segment sent, so two segments
+        // more than it was a whole send buffer more.)
         if !self.snd_sack
             && !self.in_recovery
             && self.dupacks < self.cfg.dupack_threshold
             && self.snd_una >= self.recover
+            && !matches!(self.cc, Cc::Sprout(_))
         {
             c += self.dupacks.min(2) as u64 * self.mss as u64;
         }
