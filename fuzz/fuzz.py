@@ -600,6 +600,7 @@ class Gen:
             "cwnd_limited_growth": lambda: r.random() < 0.5,
             "handshake": lambda: r.random() < 0.7,
             "grow_on_recovery_exit": lambda: r.random() < 0.5,
+            "ca_exact_increase": lambda: r.random() < 0.5,
             "rsfc_threshold": lambda: r.choice(["rtt_min", self.time(log_uniform(r, 1, S))]) if not ext() else self.time(r.choice([1, huge()])),
             "rsfc_minima_updates": lambda: r.random() < 0.5,
             "rsfc_initial_window_pkts": lambda: r.choice([1, 10, r.randint(1, 100)]) if not ext() else 2**20,

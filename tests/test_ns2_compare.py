@@ -111,12 +111,14 @@ def test_ns2_reno_under_evenly_spaced_drops_carries_less_than_mathis():
 
 
 def test_tcplab_reno_under_evenly_spaced_drops_is_ns2s():
-    # Under profile "ns2": the fast retransmission restarts the timer (rto_on_fast_retransmit)
-    # and the ACK ending the recovery grows the window (grow_on_recovery_exit), as ns-2's
-    # Agent/TCP/Reno; without the first, tcplab timed out on 495 of its losses at N = 20.
+    # Under profile "ns2": the fast retransmission restarts the timer (rto_on_fast_retransmit),
+    # the ACK ending the recovery grows the window (grow_on_recovery_exit) and avoidance
+    # carries its fractional byte (ca_exact_increase), as ns-2's Agent/TCP/Reno; without the
+    # first, tcplab timed out on 495 of its losses at N = 20; without the last, N = 180 and
+    # 400 were 2.3% and 2.5% short.
     res = c.compare("reno-periodic", REFS["reno-periodic"], [c.tcplab_point("reno-periodic", p) for p in c.points("reno-periodic")])
     for r in res["rows"]:
-        assert abs(r["rel_diff"]) < 0.03, r
+        assert abs(r["rel_diff"]) < 0.01, r
         assert r["tcplab_timeouts"] <= 1, r
 
 

@@ -263,6 +263,7 @@ TCP_KEYS = [
     "loss_detection", "pipe_rule", "window_granularity", "proprate_target_delay",
     "proteus_window", "proteus_history", "proteus_threshold", "proteus_k_fill", "proteus_k_drain",
     "sprout_target_delay", "rto_on_fast_retransmit", "grow_on_recovery_exit",
+    "ca_exact_increase",
 ]  # fmt: skip
 FLOW_KEYS = ["name", "count", "pair", "src", "dst", "connect", "start", "start_spacing", "stop", "pauses", "bytes", "cc", "fc", "tcp", "receiver_tcp", "read"]
 TOPOLOGY_KINDS = ["point_to_point", "dumbbell", "custom"]
@@ -647,6 +648,7 @@ class _Parser:
             "rto_restart": ("rto_restart", c.choice(variants()["rto_restart"])),
             "rto_on_fast_retransmit": ("rto_on_fast_retransmit", c.choice(variants()["rto_on_fast_retransmit"])),
             "grow_on_recovery_exit": ("grow_on_recovery_exit", c.boolean),
+            "ca_exact_increase": ("ca_exact_increase", c.boolean),
             "cwnd_limited_growth": ("cwnd_limited_growth", c.boolean),
             "prr": ("prr", c.choice(variants()["prr"])),
             "handshake": ("handshake", c.boolean),

@@ -336,6 +336,7 @@ VALIDATED_RULES: dict[str, Any] = {
     "max_persist": "60s",
     "rto_on_fast_retransmit": "keep",
     "grow_on_recovery_exit": False,
+    "ca_exact_increase": False,
 }
 
 

@@ -384,6 +384,9 @@ impl Cc {
             ))),
         };
         cc.set_abc_limit(cfg.abc_limit_pkts);
+        if let Cc::NewReno(c) = &mut cc {
+            c.carry_remainder = cfg.ca_exact_increase;
+        }
         cc
     }
 

@@ -399,6 +399,11 @@ pub struct TcpConfig {
     /// RFC 6582 3.2 step 3 only deflate it. At a window of 6 segments the difference is
     /// a third of a segment per loss, the third segment of the next round trip.
     pub grow_on_recovery_exit: bool,
+    /// `cc = "newreno"`: congestion avoidance's SMSS*SMSS/cwnd carries its fractional byte
+    /// to the next ACK, as ns-2's `opencwnd` grows a double `cwnd_` by 1/cwnd (tcp/tcp.cc).
+    /// `false`: whole bytes, truncated, as ns-3's `TcpNewReno::CongestionAvoidance` casts
+    /// its adder to an integer.
+    pub ca_exact_increase: bool,
     /// Grow the window only while it limits the sender (Linux `tcp_is_cwnd_limited`,
     /// `tcp_cwnd_validate`): in congestion avoidance only if the window was full at some
     /// send over the last window of data, in slow start also while it is below twice the
@@ -428,7 +433,7 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// The keys a [`Profile`] sets (docs/profiles.md has the table with its sources).
-    pub const PROFILE_KEYS: [&'static str; 30] = [
+    pub const PROFILE_KEYS: [&'static str; 31] = [
         "cwnd_limited_growth",
         "pipe_rule",
         "prr",
@@ -452,6 +457,7 @@ impl TcpConfig {
         "rto_restart",
         "rto_on_fast_retransmit",
         "grow_on_recovery_exit",
+        "ca_exact_increase",
         "nagle",
         "sack",
         "max_sack_blocks",
@@ -491,6 +497,7 @@ impl TcpConfig {
                 c.rto_restart = RtoRestart::EveryAck;
                 c.rto_on_fast_retransmit = RtoOnFastRetransmit::Restart;
                 c.grow_on_recovery_exit = false;
+                c.ca_exact_increase = false;
                 c.nagle = true;
                 c.sack = true;
                 c.timestamps = true;
@@ -520,6 +527,7 @@ impl TcpConfig {
                 c.rto_restart = RtoRestart::EveryAck;
                 c.rto_on_fast_retransmit = RtoOnFastRetransmit::Keep;
                 c.grow_on_recovery_exit = false;
+                c.ca_exact_increase = false;
                 c.nagle = false;
                 c.sack = true;
                 c.timestamps = true;
@@ -552,6 +560,7 @@ impl TcpConfig {
                 c.rto_restart = RtoRestart::EveryAck;
                 c.rto_on_fast_retransmit = RtoOnFastRetransmit::Restart;
                 c.grow_on_recovery_exit = true;
+                c.ca_exact_increase = true;
                 c.nagle = false;
                 c.sack = false;
                 c.max_sack_blocks = 3;
@@ -579,6 +588,7 @@ impl TcpConfig {
                 c.rto_restart = RtoRestart::Impatient;
                 c.rto_on_fast_retransmit = RtoOnFastRetransmit::Keep;
                 c.grow_on_recovery_exit = false;
+                c.ca_exact_increase = false;
                 c.nagle = true;
                 c.sack = true;
                 c.timestamps = true;
@@ -610,6 +620,7 @@ impl TcpConfig {
         self.max_persist = Duration::from_secs(60);
         self.rto_on_fast_retransmit = RtoOnFastRetransmit::Keep;
         self.grow_on_recovery_exit = false;
+        self.ca_exact_increase = false;
     }
 }
 
@@ -695,6 +706,7 @@ impl TcpConfig {
             rto_restart: RtoRestart::EveryAck,
             rto_on_fast_retransmit: RtoOnFastRetransmit::Keep,
             grow_on_recovery_exit: false,
+            ca_exact_increase: false,
             cwnd_limited_growth: false,
             prr: PrrRule::Off,
             handshake: true,
