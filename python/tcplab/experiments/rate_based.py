@@ -30,15 +30,17 @@ P = "rate-based"
 #: Rows whose consistency with the thesis `--quick` judges differently from the full run
 #: (measured with `python -m tcplab.experiments.quick_vs_full rate-based`): none of the
 #: thesis's experiments (the quick grids are smaller, but every row with a claim lands on the
-#: same side). The `delay-target` rows below (issue 13's acceptance, 20 s quick runs against
-#: 90 s full ones and a 12-point against an 81-point sweep) were measured by running
-#: `delay_target` in both modes and comparing its rows the same way.
+#: same side). The `delay-target` rows below (issue 13's acceptance: quick runs of 20 s from 3
+#: starts with a 12-point sweep, against 90 s from 10 starts with 81 points; the controller's
+#: 10 s memory has not settled in 20 s) were measured by running `delay_target` in both modes
+#: and comparing its rows the same way.
 QUICK_VERDICT_DIFFERS: frozenset[str] = frozenset({
     "delay-target/ATT-LTE-driving/target-100ms/owd_p95_ms",
     "delay-target/ATT-LTE-driving/target-100ms/meets_both",
+    "delay-target/ATT-LTE-driving/target-200ms/owd_p95_ms",
+    "delay-target/ATT-LTE-driving/target-200ms/meets_both",
     "delay-target/Verizon-LTE-short/target-100ms/owd_p95_ms",
-    "delay-target/Verizon-LTE-short/target-200ms/owd_p95_ms",
-    "delay-target/Verizon-LTE-short/target-200ms/meets_both",
+    "delay-target/Verizon-LTE-short/target-100ms/meets_both",
 })
 
 #: Chapter 5 window-based baselines ("TCP-Reno" is NewReno with SACK here).
@@ -928,10 +930,25 @@ def frontier_sprout(ctx: Context, rep: Report, proprate: tuple[list[tuple[float,
 
 #: `delay-target`'s targets for the 95th-percentile one-way delay (issue 13), in ms.
 DELAY_TARGETS = [50, 100, 200]
-#: Start offsets (s) at which `delay-target` runs again the fixed-parameter points that reach a
-#: target: a frontier point whose p95 meets the target only at the one start time the sweep
-#: used is the trace's phase, not the parameters (issue 13's misses).
-DELAY_TARGET_SHIFTS = [1, 2]
+#: Start offsets (s) into the trace from which `delay-target` runs every fixed-parameter point
+#: and the controller (full run; the quick run uses the first three). The p95 of a fixed
+#: setting on a cellular trace depends on where its fill/drain cycles and the outages fall: from
+#: one start, the best of the sweep's points at a target is partly the best phase (the point
+#: that set TMobile-LTE-short's frontier at 100 ms gives 97 ms from 0 s, 120 and 102 ms from
+#: 1 s and 2 s). Both sides are judged over the same starts: a point's (or the controller's)
+#: p95 is the median over them, its throughput the mean.
+DELAY_TARGET_STARTS = list(range(10))
+DELAY_TARGET_STARTS_QUICK = [0, 1, 2]
+#: Held-out segments for `delay-target-heldout` (full run only): parts of traces the sweep of
+#: `delay-target` never ran, on which proprate-target's parameter path (fitted on the in-sample
+#: sweeps, crates/tcplab-core/src/rate/proprate_target.rs) is checked. (case, downlink trace,
+#: uplink trace, starts in s); TMobile-LTE-driving has no uplink file and borrows
+#: TMobile-LTE-short's.
+DELAY_TARGET_HELDOUT = [
+    ("ATT-LTE-driving@150-740s", "ATT-LTE-driving", "ATT-LTE-driving", [150, 250, 350, 450, 550, 650]),
+    ("TMobile-LTE-driving", "TMobile-LTE-driving", "TMobile-LTE-short", [0, 60, 120, 180, 240, 300, 360]),
+    ("TMobile-UMTS-driving@150-840s", "TMobile-UMTS-driving", "TMobile-UMTS-driving", [150, 300, 450, 600, 750]),
+]
 
 
 def _frontier_at(pts: list[tuple[float, float]], target: float) -> float | None:
@@ -942,51 +959,86 @@ def _frontier_at(pts: list[tuple[float, float]], target: float) -> float | None:
     return max(ok) if ok else None
 
 
+def _over_starts(rs: list[Any]) -> tuple[float, float]:
+    """(median p95 one-way delay, mean throughput) of one setting's runs from several starts."""
+    p95 = [_flow(r)["owd_ms"]["p95"] for r in rs]
+    return float(statistics.median(p95)), sum(_flow(r)["goodput_mbps"] for r in rs) / len(rs)
+
+
+def _delay_target_runs(ctx: Context, cases: list[tuple[str, str, str, list[int]]], grid: list[tuple[int, float, float]],
+                       dur_s: int, label: str) -> dict[tuple[str, int], list[Any]]:
+    """Every sweep point and proprate-target at every target, for each case from each of its
+    starts: {(case, start): [grid results..., target results...]}."""
+    jobs, keys = [], []
+    for case, down, up, starts in cases:
+        for st in starts:
+            base = {"topology.downlink.trace": f"{TRACE_DIR}/{down}.down", "topology.uplink.trace": f"{TRACE_DIR}/{up}.up",
+                    "duration": f"{dur_s + st}s"}
+            if st:
+                base["flows.0.start"] = f"{st}s"
+            keys.append((case, st))
+            jobs += [ctx.scenario(P, "trace", {**base, "flows.0.cc": "proprate", "flows.0.tcp.proprate_threshold": f"{tt}ms",
+                                               "flows.0.tcp.proprate_k_fill": kf, "flows.0.tcp.proprate_k_drain": kd})
+                     for tt, kf, kd in grid]
+            jobs += [ctx.scenario(P, "trace", {**base, "flows.0.cc": "proprate-target",
+                                               "flows.0.tcp.proprate_target_delay": f"{g}ms"}) for g in DELAY_TARGETS]
+    res = ctx.run_all(jobs, label)
+    per = len(grid) + len(DELAY_TARGETS)
+    return {k: res[i * per : (i + 1) * per] for i, k in enumerate(keys)}
+
+
+def _judge(rep: Report, exp: str, case: str, v: str, g: int, ctl: tuple[float, float], best: float | None,
+           verdict_claims: bool) -> bool | None:
+    """The acceptance rows of one (case, target): p95 within 25% of the target and throughput at
+    least 90% of the frontier's. None when the frontier does not reach the target."""
+    p95, x = ctl
+    rid = f"{exp}/{case}/{v}"
+    crit_p95, crit_x = Fact(25, "%"), Fact(90, "%")
+    rep.rows.append(Row(exp, case, v, "throughput_mbps", "Mbit/s", round(x, 4)))
+    _row(rep, Row(exp, case, v, "owd_p95_ms", "ms", round(p95, 2), Claim.between(0.75 * g, 1.25 * g) if verdict_claims else None),
+         Note("issue 13's acceptance (not the thesis's): the 95th-percentile delay within {c} of the target. "
+              "proprate-target reached {p:.0f} ms at {x:.2f} Mbit/s (the median p95 and the mean throughput over the "
+              "starts, as for every sweep point).", c=crit_p95, p=f"{rid}/owd_p95_ms", x=f"{rid}/throughput_mbps"))
+    if best is None:
+        rep.rows.append(Row(exp, case, v, "frontier_throughput_mbps", "Mbit/s", None, note=Note(
+            "no fixed-parameter point reaches a p95 of {g} (median over the starts); this pair is not counted.",
+            g=Fact(g, "ms"))))
+        return None
+    rep.rows.append(Row(exp, case, v, "frontier_throughput_mbps", "Mbit/s", round(best, 4)))
+    _row(rep, Row(exp, case, v, "throughput_over_frontier", "", round(x / best, 4),
+                          Claim.at_least(0.9) if verdict_claims else None),
+                 Note("issue 13's acceptance (not the thesis's): at least {c} of the best fixed-parameter throughput "
+                      "with a p95 at most the target ({b:.2f} Mbit/s); proprate-target's {x:.2f} Mbit/s at a p95 of "
+                      "{p:.0f} ms.", c=crit_x, b=f"{rid}/frontier_throughput_mbps", x=f"{rid}/throughput_mbps",
+                      p=f"{rid}/owd_p95_ms"))
+    both = x / best >= 0.9 and 0.75 * g <= p95 <= 1.25 * g
+    _row(rep, Row(exp, case, v, "meets_both", "", float(both), Claim.value(1.0) if verdict_claims else None,
+                  verdict=verdict_claims),
+         Note("issue 13's acceptance: {yes} when the p95 is within {c} of the target and the throughput at least {x} of "
+              "the frontier's, else {no} (the two rows above).", c=crit_p95, x=crit_x, yes=Fact(1), no=Fact(0)))
+    return both
+
+
 def delay_target(ctx: Context, rep: Report) -> None:
     """Beyond the thesis (issue 13, section 7.1.1 "Navigating the performance frontier"):
     `cc = "proprate-target"` for targets of the 95th-percentile one-way delay, against the
-    measured frontier of fixed-parameter PropRate (a Fig. 6.8(a) sweep over T, k_fill and
-    k_drain) on every trace."""
+    measured frontier of fixed-parameter PropRate (a Fig. 6.8(a) sweep over T, k_f and k_d) on
+    every trace, both run from the same several starts into the trace; then (full run) the same
+    on held-out trace segments."""
     exp = "delay-target"
     names = ["ATT-LTE-driving", "Verizon-LTE-short"] if ctx.quick else TRACES
-    dur = "20s" if ctx.quick else "90s"
+    dur_s = 20 if ctx.quick else 90
+    starts = DELAY_TARGET_STARTS_QUICK if ctx.quick else DELAY_TARGET_STARTS
     if ctx.quick:
         ts, kfs, kds = [5, 20, 60], [1.1, 1.25], [0.25, 0.5]
     else:
         ts, kfs, kds = [5, 10, 20, 30, 40, 60, 80, 120, 160], [1.1, 1.25, 1.5], [0.25, 0.5, 0.75]
     grid = [(tt, kf, kd) for tt in ts for kf in kfs for kd in kds]
-    jobs = []
-    for t in names:
-        base = {**_trace_overrides(t), "duration": dur}
-        jobs += [ctx.scenario(P, "trace", {**base, "flows.0.cc": "proprate", "flows.0.tcp.proprate_threshold": f"{tt}ms",
-                                           "flows.0.tcp.proprate_k_fill": kf, "flows.0.tcp.proprate_k_drain": kd})
-                 for tt, kf, kd in grid]
-        jobs += [ctx.scenario(P, "trace", {**base, "flows.0.cc": "proprate-target",
-                                           "flows.0.tcp.proprate_target_delay": f"{g}ms"}) for g in DELAY_TARGETS]
-    res = ctx.run_all(jobs, "PropRate for a delay target (issue 13)")
-    per = len(grid) + len(DELAY_TARGETS)
-    # The phase check: every sweep point within the largest target, again from later starts.
-    dur_s = int(dur.removesuffix("s"))
-    cands = {t: [i for i, r in enumerate(res[ti * per : ti * per + len(grid)])
-                 if _flow(r)["owd_ms"]["p95"] <= max(DELAY_TARGETS)] for ti, t in enumerate(names)}
-    # ... and proprate-target at each target the sweep reaches, from the same starts.
-    reached = {t: [g for g in DELAY_TARGETS if any(_flow(res[ti * per + i])["owd_ms"]["p95"] <= g for i in cands[t])]
-               for ti, t in enumerate(names)}
-    shifted = [(t, s, i) for t in names for s in DELAY_TARGET_SHIFTS for i in cands[t]]
-    shifted_ctl = [(t, s, g) for t in names for s in DELAY_TARGET_SHIFTS for g in reached[t]]
-    later = lambda t, s: {**_trace_overrides(t), "duration": f"{dur_s + s}s", "flows.0.start": f"{s}s"}  # noqa: E731
-    sres = ctx.run_all([ctx.scenario(P, "trace", {**later(t, s), "flows.0.cc": "proprate",
-                                                  "flows.0.tcp.proprate_threshold": f"{grid[i][0]}ms",
-                                                  "flows.0.tcp.proprate_k_fill": grid[i][1],
-                                                  "flows.0.tcp.proprate_k_drain": grid[i][2]}) for t, s, i in shifted]
-                       + [ctx.scenario(P, "trace", {**later(t, s), "flows.0.cc": "proprate-target",
-                                                    "flows.0.tcp.proprate_target_delay": f"{g}ms"})
-                          for t, s, g in shifted_ctl], "delay target: from later starts")
-    p95_at = {k: _flow(r)["owd_ms"]["p95"] for k, r in zip(shifted, sres)}
-    ctl_at = {k: _flow(r) for k, r in zip(shifted_ctl, sres[len(shifted):])}
-    met_phase, steady_within = 0, 0
-    crit_p95, crit_x = Fact(25, "%"), Fact(90, "%")
+    runs = _delay_target_runs(ctx, [(t, t, t, starts) for t in names], grid, dur_s,
+                              "PropRate for a delay target (issue 13)")
     met, counted = 0, 0
+    met_at = {st: 0 for st in starts}
+    counted_at = {st: 0 for st in starts}
     plt = pyplot()
     cols = min(3, len(names))
     nrows = math.ceil(len(names) / cols)
@@ -994,8 +1046,7 @@ def delay_target(ctx: Context, rep: Report) -> None:
     for extra in range(len(names), nrows * cols):
         axs[extra // cols][extra % cols].set_visible(False)
     for ti, t in enumerate(names):
-        rs = res[ti * per : (ti + 1) * per]
-        pts = [(_flow(r)["owd_ms"]["p95"], _flow(r)["goodput_mbps"]) for r in rs[: len(grid)]]
+        pts = [_over_starts([runs[(t, st)][i] for st in starts]) for i in range(len(grid))]
         front = _pareto(pts)
         # Every point (as fig6.8a's rows): the quick grid is a subset of the full one, so a
         # quick row always has its full-run counterpart.
@@ -1009,107 +1060,71 @@ def delay_target(ctx: Context, rep: Report) -> None:
         ax.scatter([d for d, _ in pts], [x for _, x in pts], s=8, color="0.7", label="fixed PropRate")
         ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], "k-", lw=1, label="frontier")
         for gi, g in enumerate(DELAY_TARGETS):
-            f = _flow(rs[len(grid) + gi])
-            p95, x = f["owd_ms"]["p95"], f["goodput_mbps"]
-            best = _frontier_at(pts, g)
             v = f"target-{g}ms"
-            rid = f"{exp}/{t}/{v}"
-            rep.rows.append(Row(exp, t, v, "throughput_mbps", "Mbit/s", round(x, 4)))
-            _row(rep, Row(exp, t, v, "owd_p95_ms", "ms", round(p95, 2), Claim.between(0.75 * g, 1.25 * g)),
-                 Note("issue 13's acceptance (not the thesis's): the 95th-percentile delay within {c} of the target. "
-                      "proprate-target reached {p:.0f} ms at {x:.2f} Mbit/s. It steers by its own estimate (half its "
-                      "least RTT plus the timestamp buffer delay), and counts the samples an ACK silence longer than "
-                      "the delay budget held over the target as spent from the {b} above it rather than steering on "
-                      "them; the fixed-parameter sweep's least p95 on this trace is {m:.0f} ms.", c=crit_p95,
-                      b=Fact(5, "%"), p=f"{rid}/owd_p95_ms", x=f"{rid}/throughput_mbps",
-                      m=f"{exp}-frontier/{t}/proprate/min_owd_p95_ms"))
-            if best is None:
-                rep.rows.append(Row(exp, t, v, "frontier_throughput_mbps", "Mbit/s", None,
-                                    note=Note("no fixed-parameter point reaches a p95 of {g}: its least is {m:.0f} ms; this "
-                                              "pair is not counted.", g=Fact(g, "ms"),
-                                              m=f"{exp}-frontier/{t}/proprate/min_owd_p95_ms")))
-            else:
+            ctl = _over_starts([runs[(t, st)][len(grid) + gi] for st in starts])
+            both = _judge(rep, exp, t, v, g, ctl, _frontier_at(pts, g), True)
+            if both is not None:
                 counted += 1
-                rep.rows.append(Row(exp, t, v, "frontier_throughput_mbps", "Mbit/s", round(best, 4)))
-                ratio = _row(rep, Row(exp, t, v, "throughput_over_frontier", "", round(x / best, 4), Claim.at_least(0.9)),
-                             Note("issue 13's acceptance (not the thesis's): at least {c} of the best fixed-parameter "
-                                  "throughput with a p95 at most the target ({b:.2f} Mbit/s); proprate-target's {x:.2f} "
-                                  "Mbit/s at a p95 of {p:.0f} ms.", c=crit_x, b=f"{rid}/frontier_throughput_mbps",
-                                  x=f"{rid}/throughput_mbps", p=f"{rid}/owd_p95_ms"))
-                both = bool(ratio.consistent()) and bool(Claim.between(0.75 * g, 1.25 * g).consistent(p95))
                 met += both
-                _row(rep, Row(exp, t, v, "meets_both", "", float(both), Claim.value(1.0), verdict=True),
-                     Note("issue 13's acceptance: {yes} when the p95 is within {c} of the target and the throughput at "
-                          "least {x} of the frontier's, else {no} (the two rows above).", c=crit_p95, x=crit_x,
-                          yes=Fact(1), no=Fact(0)))
-                # The phase check (not issue 13's criterion): the point that sets the frontier, and the
-                # frontier of the points that stay within the target from every start.
-                ph, pid = f"{exp}-phase", f"{exp}-phase/{t}/{v}"
-                i_best = max((i for i in range(len(grid)) if pts[i][0] <= g), key=lambda i: pts[i][1])
-                tt, kf, kd = grid[i_best]
-                rep.rows.append(Row(ph, t, v, "frontier_point", "", None, note=Note(
-                    "the sweep point that sets the frontier at this target: T {t}, k_fill {kf}, k_drain {kd}; its p95 "
-                    "from the later starts in the rows below.", t=Fact(tt, "ms"), kf=Fact(kf), kd=Fact(kd))))
-                for sh in DELAY_TARGET_SHIFTS:
-                    rep.rows.append(Row(ph, t, v, f"frontier_point_owd_p95_ms_start_{sh}s", "ms",
-                                        round(p95_at[(t, sh, i_best)], 2)))
-                    rep.rows.append(Row(ph, t, v, f"owd_p95_ms_start_{sh}s", "ms", round(ctl_at[(t, sh, g)]["owd_ms"]["p95"], 2),
-                                        note=Note("proprate-target's, from the same later start.")))
-                    rep.rows.append(Row(ph, t, v, f"throughput_mbps_start_{sh}s", "Mbit/s",
-                                        round(ctl_at[(t, sh, g)]["goodput_mbps"], 4)))
-                within_all = all(0.75 * g <= q <= 1.25 * g for q in [p95] + [ctl_at[(t, sh, g)]["owd_ms"]["p95"]
-                                                                           for sh in DELAY_TARGET_SHIFTS])
-                steady_within += within_all
-                rep.rows.append(Row(ph, t, v, "owd_p95_within_from_every_start", "", float(within_all), note=Note(
-                    "{yes} when proprate-target's p95 is within {c} of the target from the sweep's start and both later "
-                    "ones, else {no}: the controller's own dependence on the phase.", c=crit_p95, yes=Fact(1),
-                    no=Fact(0))))
-                steady = [i for i in cands[t] if pts[i][0] <= g and all(p95_at[(t, sh, i)] <= g for sh in DELAY_TARGET_SHIFTS)]
-                if not steady:
-                    rep.rows.append(Row(ph, t, v, "steady_frontier_throughput_mbps", "Mbit/s", None, note=Note(
-                        "no sweep point keeps its p95 within the target from the starts {a} and {b} as well as the "
-                        "sweep's own: the frontier at this target is the trace's phase, not the parameters.",
-                        a=Fact(DELAY_TARGET_SHIFTS[0], "s"), b=Fact(DELAY_TARGET_SHIFTS[1], "s"))))
-                    continue
-                steady_best = max(pts[i][1] for i in steady)
-                rep.rows.append(Row(ph, t, v, "steady_frontier_throughput_mbps", "Mbit/s", round(steady_best, 4),
-                                    note=Note("the best throughput (from the sweep's start) among the sweep points whose "
-                                              "p95 is within the target from the starts {a} and {b} as well.",
-                                              a=Fact(DELAY_TARGET_SHIFTS[0], "s"), b=Fact(DELAY_TARGET_SHIFTS[1], "s"))))
-                rep.rows.append(Row(ph, t, v, "throughput_over_steady_frontier", "", round(x / steady_best, 4)))
-                steady_both = bool(x / steady_best >= 0.9) and bool(Claim.between(0.75 * g, 1.25 * g).consistent(p95))
-                met_phase += steady_both
-                rep.rows.append(Row(ph, t, v, "meets_both_steady", "", float(steady_both), note=Note(
-                    "issue 13's acceptance with the steady frontier in place of the frontier: {yes} when the p95 is "
-                    "within {c} of the target and the throughput at least {x} of {s}, else {no}.", c=crit_p95,
-                    x=crit_x, s=f"{pid}/steady_frontier_throughput_mbps", yes=Fact(1), no=Fact(0))))
-            ax.scatter([p95], [x], marker="*", s=90, color=f"C{gi}", zorder=3, label=f"target {g} ms")
+            # One start at a time (not the criterion): the controller and that start's frontier.
+            ph = f"{exp}-starts"
+            for st in starts:
+                f = _flow(runs[(t, st)][len(grid) + gi])
+                p95, x = f["owd_ms"]["p95"], f["goodput_mbps"]
+                best = _frontier_at([(_flow(r)["owd_ms"]["p95"], _flow(r)["goodput_mbps"])
+                                     for r in runs[(t, st)][: len(grid)]], g)
+                rep.rows.append(Row(ph, t, v, f"owd_p95_ms_start_{st}s", "ms", round(p95, 2)))
+                rep.rows.append(Row(ph, t, v, f"throughput_mbps_start_{st}s", "Mbit/s", round(x, 4)))
+                rep.rows.append(Row(ph, t, v, f"frontier_throughput_mbps_start_{st}s", "Mbit/s",
+                                    None if best is None else round(best, 4)))
+                if best is not None:
+                    ok = x / best >= 0.9 and 0.75 * g <= p95 <= 1.25 * g
+                    counted_at[st] += 1
+                    met_at[st] += ok
+                    rep.rows.append(Row(ph, t, v, f"meets_both_start_{st}s", "", float(ok)))
+            ax.scatter([ctl[0]], [ctl[1]], marker="*", s=90, color=f"C{gi}", zorder=3, label=f"target {g} ms")
             ax.axvline(g, color=f"C{gi}", ls=":", lw=1)
         ax.set_xscale("log")
-        ax.set_xlabel("95th-percentile one-way delay (ms)")
-        ax.set_ylabel("throughput (Mbit/s)")
+        ax.set_xlabel("95th-percentile one-way delay (ms, median over the starts)")
+        ax.set_ylabel("throughput (Mbit/s, mean over the starts)")
         ax.set_title(t, fontsize=9)
         if ti == 0:
             ax.legend(fontsize=6)
+    rep.rows.append(Row(exp, "all", "targets", "starts", "", float(len(starts)),
+                        note=Note("start offsets into the trace, {a} to {b}, from which every point and the controller ran.",
+                                  a=Fact(starts[0], "s"), b=Fact(starts[-1], "s"))))
     rep.rows.append(Row(exp, "all", "targets", "pairs_counted", "", float(counted),
                         note=Note("(trace, target) pairs where the fixed-parameter frontier reaches the target.")))
     rep.rows.append(Row(exp, "all", "targets", "pairs_meeting_both", "", float(met),
                         note=Note("pairs whose p95 is within {c} of the target and whose throughput is at least {x} of the "
-                                  "frontier's, out of {n:.0f} counted.", c=crit_p95, x=crit_x,
+                                  "frontier's, out of {n:.0f} counted.", c=Fact(25, "%"), x=Fact(90, "%"),
                                   n=f"{exp}/all/targets/pairs_counted")))
-    steady_n = sum(1 for r in rep.rows if r.experiment == f"{exp}-phase" and r.metric == "meets_both_steady")
-    rep.rows.append(Row(f"{exp}-phase", "all", "targets", "pairs_counted_steady", "", float(steady_n),
-                        note=Note("counted pairs where some sweep point stays within the target from the later starts "
-                                  "too.")))
-    rep.rows.append(Row(f"{exp}-phase", "all", "targets", "pairs_meeting_both_steady", "", float(met_phase),
-                        note=Note("of those, pairs whose p95 is within {c} of the target and whose throughput is at "
-                                  "least {x} of the steady frontier's.", c=crit_p95, x=crit_x)))
-    rep.rows.append(Row(f"{exp}-phase", "all", "targets", "pairs_within_from_every_start", "", float(steady_within),
-                        note=Note("counted pairs where proprate-target's own p95 is within {c} of the target from all "
-                                  "three starts.", c=crit_p95)))
+    for st in starts:
+        rep.rows.append(Row(f"{exp}-starts", "all", "targets", f"pairs_counted_start_{st}s", "", float(counted_at[st])))
+        rep.rows.append(Row(f"{exp}-starts", "all", "targets", f"pairs_meeting_both_start_{st}s", "", float(met_at[st]),
+                            note=Note("judged from the one start {s} alone: the controller's run against that start's "
+                                      "frontier.", s=Fact(st, "s"))))
     rep.figures.append(save_figure(fig, ctx.out / "delay_target.png",
                                    "Issue 13: proprate-target (stars) at each target (dotted) against the fixed-parameter "
-                                   "PropRate sweep (grey) and its frontier, per trace"))
+                                   "PropRate sweep (grey) and its frontier, per trace, over the starts"))
+    if ctx.quick:
+        return
+    ho = f"{exp}-heldout"
+    hruns = _delay_target_runs(ctx, DELAY_TARGET_HELDOUT, grid, dur_s, "delay target: held-out segments")
+    hmet, hcounted = 0, 0
+    for case, _, _, hstarts in DELAY_TARGET_HELDOUT:
+        pts = [_over_starts([hruns[(case, st)][i] for st in hstarts]) for i in range(len(grid))]
+        for gi, g in enumerate(DELAY_TARGETS):
+            ctl = _over_starts([hruns[(case, st)][len(grid) + gi] for st in hstarts])
+            both = _judge(rep, ho, case, f"target-{g}ms", g, ctl, _frontier_at(pts, g), False)
+            if both is not None:
+                hcounted += 1
+                hmet += both
+    rep.rows.append(Row(ho, "all", "targets", "pairs_counted", "", float(hcounted)))
+    rep.rows.append(Row(ho, "all", "targets", "pairs_meeting_both", "", float(hmet), note=Note(
+        "held-out segments (parts of traces the sweeps above never ran; proprate-target's path was fitted on those "
+        "sweeps): pairs meeting both criteria, judged the same way, out of {n:.0f} counted.",
+        n=f"{ho}/all/targets/pairs_counted")))
 
 
 def frontier_proteus(ctx: Context, rep: Report) -> None:
@@ -1355,21 +1370,16 @@ def reproduce(ctx: Context) -> Report:
         "Beyond the thesis (issue 13, section 7.1.1): `delay-target` runs cc = proprate-target for p95 one-way-delay "
         "targets of {a}, {b} and {c} on each trace against a sweep of fixed-parameter PropRate (T, k_fill, k_drain; "
         "the frontier at a target is the best throughput among the sweep's points whose p95 is at most the target, "
-        "no interpolation). Its claims are the issue's acceptance, not the thesis's: p95 within {p} of the target, "
-        "throughput at least {x} of the frontier's, counted only where the sweep reaches the target ({n:.0f} pairs "
-        "here, {m:.0f} meeting both). The controller steers by the sender's own estimate (half its least RTT plus "
-        "the timestamp buffer delay) and moves along a parameter path read from these same sweeps (in-sample). "
-        "`delay-target-phase` (not the issue's criterion) runs the sweep points within a target, and the controller, "
-        "again with the flow starting {s1} and {s2} later into the trace: where the point that sets the frontier "
-        "meets the target only from the sweep's own start, the frontier is the trace's phase rather than the "
-        "parameters. Against the steady frontier (the points within the target from all three starts) the "
-        "controller meets both criteria on {ms:.0f} of {ns:.0f} pairs. The controller depends on the phase too: its "
-        "own p95 stays within {p} of the target from all three starts on {w:.0f} of the {n:.0f} counted pairs.",
+        "no interpolation). Every point and the controller run from {k:.0f} starts into the trace, and each is judged "
+        "by its median p95 and mean throughput over them: from one start, the best of the sweep's points at a target "
+        "is partly the best phase of the trace. Its claims are the issue's acceptance, not the thesis's: p95 within "
+        "{p} of the target, throughput at least {x} of the frontier's, counted only where the sweep reaches the "
+        "target ({n:.0f} pairs here, {m:.0f} meeting both). `delay-target-starts` judges each start alone. The "
+        "controller steers by the sender's own estimate (half its least RTT plus the timestamp buffer delay) and "
+        "moves along a parameter path chosen on these same sweeps (in-sample); the full run checks it on held-out "
+        "trace segments (`delay-target-heldout`).",
         a=Fact(DELAY_TARGETS[0], "ms"), b=Fact(DELAY_TARGETS[1], "ms"), c=Fact(DELAY_TARGETS[2], "ms"),
         p=Fact(25, "%"), x=Fact(90, "%"), n="delay-target/all/targets/pairs_counted",
-        m="delay-target/all/targets/pairs_meeting_both", s1=Fact(DELAY_TARGET_SHIFTS[0], "s"),
-        s2=Fact(DELAY_TARGET_SHIFTS[1], "s"), ms="delay-target-phase/all/targets/pairs_meeting_both_steady",
-        ns="delay-target-phase/all/targets/pairs_counted_steady",
-        w="delay-target-phase/all/targets/pairs_within_from_every_start"))
+        m="delay-target/all/targets/pairs_meeting_both", k="delay-target/all/targets/starts"))
     delay_target(ctx, rep)
     return rep
