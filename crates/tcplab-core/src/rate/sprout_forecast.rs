@@ -51,7 +51,7 @@
 //!
 //! Determinism: plain f64 arithmetic in a fixed order, no randomness, no hashing.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::time::Duration;
 
@@ -196,10 +196,14 @@ struct Model {
     stay_outage: f64,
     /// Where an escape from the outage lands, per state (index 0 unused, zero).
     escape: Vec<f64>,
-    /// Per block of four starting states 4b..4b + 3, their rows (P(cumulative count over
-    /// the horizon <= c), c in 0..cdf_len, per segment) interleaved: entry e of state 4b + l
-    /// at [e * 4 + l] (zero for states beyond the last). Built on first use (`block`).
-    blocks: Vec<OnceLock<Box<[f64]>>>,
+    /// The count table: per starting state s its row (P(cumulative count over the horizon
+    /// <= c), c in 0..cdf_len, per segment), stored entry-major: entry e of state s at
+    /// [e * stride + s] (zero for the states from `states()` to `stride`). Built with the
+    /// model (`build_table`).
+    table: Vec<f64>,
+    /// The states rounded up to a multiple of four: a block of four states 4b..4b + 3 is
+    /// one aligned group of four entries of the table.
+    stride: usize,
     cdf_len: usize,
     /// Where the CDF of horizon h (1-based) starts in a row, and its length (h x cap + 1);
     /// only the last horizon's unless `all_horizons`.
@@ -302,7 +306,8 @@ impl Model {
             kernel_above,
             stay_outage,
             escape,
-            blocks: (0..(n + 1).div_ceil(4)).map(|_| OnceLock::new()).collect(),
+            table: Vec::new(),
+            stride: (n + 1).div_ceil(4) * 4,
             cdf_len,
             segments,
             row_len,
@@ -347,6 +352,7 @@ impl Model {
         }
         m.pois = pois;
         m.upper = upper;
+        m.table = m.build_table();
         m
     }
 
@@ -532,39 +538,35 @@ impl Model {
         to[j0..j0 + B].copy_from_slice(&acc);
     }
 
-    /// For starting state `s`, the CDF of the cumulative count over the horizon: the count of
-    /// each tick is that of the (evolving) belief, then the belief evolves one tick (the
-    /// implementation's order in `ProcessForecastInterval`). Built the first time a belief
-    /// with mass near `s` asks for it, then kept: a row is a pure function of the
-    /// parameters, so when it is built changes nothing, and a run builds only the rows of
-    /// the rates its link visits. Rows are kept four states to a block, interleaved entry by
-    /// entry, because the forecast reads the same entry of every live state's row: the four
-    /// states of a block share cache lines, where separate rows (13 kB apart at Sprout's
-    /// parameters) took a line each and most of the forecast's time was waiting for them.
-    #[inline(always)]
-    fn block(&self, kb: usize) -> &[f64] {
-        match self.blocks[kb].get() {
-            Some(b) => b,
-            None => self.build_block(kb),
+    /// The count table (`table`): for each starting state `s`, the CDF of the cumulative
+    /// count over the horizon: the count of each tick is that of the (evolving) belief, then
+    /// the belief evolves one tick (the implementation's order in `ProcessForecastInterval`).
+    /// Every row, up front: a belief spreads its 1e-12 tail over most states (on a 90 s LTE
+    /// trace Sprout's forecast asked for all 65 blocks of four rows when they were built on
+    /// first use), and a row is a pure function of the parameters, so when it is built
+    /// changes nothing.
+    ///
+    /// Entry-major, because the forecast reads the same entry (a few adjacent ones) of every
+    /// live state's row: consecutive states' entries are adjacent, so a pass over ~200 live
+    /// states reads a few contiguous stretches of memory. Rows kept four states to a block
+    /// (52 kB per block at Sprout's parameters) put each block of a pass on its own pages,
+    /// and the pass waited on the address translation and the cache for every block.
+    fn build_table(&self) -> Vec<f64> {
+        let (ns, st) = (self.states(), self.stride);
+        let mut table = vec![0.0; self.row_len * st];
+        for s in 0..ns {
+            let row = self.build_row(s);
+            for (e, &x) in row.iter().enumerate() {
+                table[e * st + s] = x;
+            }
         }
+        table
     }
 
-    #[cold]
-    #[inline(never)]
-    fn build_block(&self, kb: usize) -> &[f64] {
-        self.blocks[kb].get_or_init(|| {
-            let mut out = vec![0.0; self.row_len * 4];
-            for l in 0..4 {
-                let s = kb * 4 + l;
-                if s < self.states() {
-                    let row = self.build_row(s);
-                    for (e, &x) in row.iter().enumerate() {
-                        out[e * 4 + l] = x;
-                    }
-                }
-            }
-            out.into_boxed_slice()
-        })
+    /// Entries e..e + W of the table from state `s0` on (`len` states each).
+    #[inline(always)]
+    fn entries<const W: usize>(&self, e: usize, s0: usize, len: usize) -> [&[f64]; W] {
+        std::array::from_fn(|j| &self.table[(e + j) * self.stride + s0..][..len])
     }
 
     /// The belief's states that carry probability (at least NEGLIGIBLE: the others change no
@@ -965,8 +967,9 @@ struct Live<'a> {
 /// is a chain of dependent additions, each waiting for the last, and this sum is most of a
 /// Sprout tick. A fixed order all the same, so the result is a pure function of the belief.
 ///
-/// The rows come four states to a block (`Model::block`), so a block's four products are one
-/// vector operation whose lanes are the states modulo four. Within a run of consecutive live
+/// An entry of the table holds every state's value side by side (`Model::table`), so a block
+/// of four states 4b..4b + 3 is four adjacent values and its four products are one vector
+/// operation whose lanes are the states modulo four. Within a run of consecutive live
 /// states, position and state differ by a constant, so the lanes are the partial sums in a
 /// rotated order: the sums are rotated into the lanes at the run's start and back at its end
 /// (the same additions, in the same order, to the bit). A block's states outside the run
@@ -1019,6 +1022,7 @@ fn run_sums_plain<const W: usize>(
     acc: &mut [[f64; 4]; W],
 ) {
     let (k0, k1) = (s0 / 4, s1 / 4);
+    let rows = m.entries::<W>(e, k0 * 4, (k1 + 1 - k0) * 4);
     for kb in k0..=k1 {
         let b: [f64; 4] = std::array::from_fn(|l| {
             let s = kb * 4 + l;
@@ -1028,7 +1032,9 @@ fn run_sums_plain<const W: usize>(
                 0.0
             }
         });
-        add_block(acc, &b, &m.block(kb)[e * 4..][..W * 4]);
+        let i = (kb - k0) * 4;
+        let t: [&[f64; 4]; W] = std::array::from_fn(|j| rows[j][i..i + 4].try_into().unwrap());
+        add_block(acc, &b, &t);
     }
 }
 
@@ -1049,6 +1055,7 @@ unsafe fn run_sums_avx<const W: usize>(
     use std::arch::x86_64::*;
     let mut v: [__m256d; W] = std::array::from_fn(|j| _mm256_loadu_pd(acc[j].as_ptr()));
     let (k0, k1) = (s0 / 4, s1 / 4);
+    let rows = m.entries::<W>(e, k0 * 4, (k1 + 1 - k0) * 4);
     for kb in k0..=k1 {
         let b = if kb > k0 && kb < k1 {
             _mm256_loadu_pd(belief[kb * 4..kb * 4 + 4].as_ptr())
@@ -1063,9 +1070,9 @@ unsafe fn run_sums_avx<const W: usize>(
             });
             _mm256_loadu_pd(b.as_ptr())
         };
-        let t = &m.block(kb)[e * 4..][..W * 4];
-        for (j, x) in v.iter_mut().enumerate() {
-            let tj = _mm256_loadu_pd(t[j * 4..j * 4 + 4].as_ptr());
+        let i = (kb - k0) * 4;
+        for (x, row) in v.iter_mut().zip(&rows) {
+            let tj = _mm256_loadu_pd(row[i..i + 4].as_ptr());
             *x = _mm256_add_pd(*x, _mm256_mul_pd(b, tj));
         }
     }
@@ -1074,11 +1081,10 @@ unsafe fn run_sums_avx<const W: usize>(
     }
 }
 
-/// One block's products into the lanes: `acc[j][l] += b[l] x t[4 j + l]`.
+/// One block's products into the lanes: `acc[j][l] += b[l] x t[j][l]`.
 #[inline(always)]
-fn add_block<const W: usize>(acc: &mut [[f64; 4]; W], b: &[f64; 4], t: &[f64]) {
-    for (j, a) in acc.iter_mut().enumerate() {
-        let t: &[f64; 4] = t[j * 4..j * 4 + 4].try_into().unwrap();
+fn add_block<const W: usize>(acc: &mut [[f64; 4]; W], b: &[f64; 4], t: &[&[f64; 4]; W]) {
+    for (a, t) in acc.iter_mut().zip(t) {
         a[0] += b[0] * t[0];
         a[1] += b[1] * t[1];
         a[2] += b[2] * t[2];
@@ -1569,6 +1575,40 @@ mod tests {
             }
         }
         assert!(checked > 5000);
+    }
+
+    #[test]
+    fn entry_major_table_holds_every_row_to_the_bit() {
+        // The table the forecast reads is the rows `build_row` computes, entry e of state s
+        // at [e * stride + s], zero for the padding states, in both configurations.
+        for cfg in [
+            SproutForecastConfig {
+                all_horizons: true,
+                ..SproutForecastConfig::default()
+            },
+            port(),
+            tiny(10.0 / 0.1f64.sqrt()),
+        ] {
+            let m = Model::new(cfg);
+            assert_eq!(m.stride % 4, 0);
+            assert!(m.stride >= m.states() && m.stride < m.states() + 4);
+            assert_eq!(m.table.len(), m.row_len * m.stride);
+            for s in 0..m.stride {
+                let row = (s < m.states()).then(|| m.build_row(s));
+                for e in 0..m.row_len {
+                    let want = row.as_ref().map_or(0.0, |r| r[e]);
+                    assert_eq!(
+                        m.table[e * m.stride + s].to_bits(),
+                        want.to_bits(),
+                        "{s} {e}"
+                    );
+                }
+                if let Some(r) = row {
+                    let w = m.entries::<3>(5, s, 1);
+                    assert_eq!(w.map(|x| x[0].to_bits()), [5, 6, 7].map(|e| r[e].to_bits()));
+                }
+            }
+        }
     }
 
     #[test]
