@@ -211,9 +211,14 @@ struct Model {
     row_len: usize,
     /// Per state, the Poisson pmf of one tick's count over 0..cap, the last entry the tail.
     pois: Vec<f64>,
-    /// Per state, P(N >= c) of one tick's count for c in 0..=cap (summed from the top, so the
-    /// small upper tails keep their precision): the censored ticks' likelihoods.
-    upper: Vec<f64>,
+    /// One tick's likelihoods by count, each count's column of every state's side by side
+    /// (a tick's Bayes step reads one column: contiguous, where the per-state rows put each
+    /// state's entry on its own cache line): the pmf `pois` transposed, [c * states + s]
+    /// for c in 0..cap, ...
+    exact_by_count: Vec<f64>,
+    /// ... and P(N >= c) of one tick's count for c in 0..=cap (summed from the top of each
+    /// state's pmf, so the small upper tails keep their precision): the censored ticks'.
+    at_least_by_count: Vec<f64>,
     /// Per state, the range of counts whose pmf is at least NEGLIGIBLE x 1e-3.
     pois_support: Vec<(usize, usize)>,
     cap: usize,
@@ -312,7 +317,8 @@ impl Model {
             segments,
             row_len,
             pois: Vec::new(),
-            upper: Vec::new(),
+            exact_by_count: Vec::new(),
+            at_least_by_count: Vec::new(),
             pois_support: Vec::new(),
             cap,
             horizon,
@@ -350,20 +356,35 @@ impl Model {
                 u[c] = acc;
             }
         }
+        let by_count = |rows: &[f64]| {
+            let ns = n + 1;
+            let mut t = vec![0.0; ns * (cap + 1)];
+            for (s, row) in rows.chunks_exact(cap + 1).enumerate() {
+                for (c, &x) in row.iter().enumerate() {
+                    t[c * ns + s] = x;
+                }
+            }
+            t
+        };
+        m.exact_by_count = by_count(&pois);
+        m.at_least_by_count = by_count(&upper);
         m.pois = pois;
-        m.upper = upper;
         m.table = m.build_table();
         m
     }
 
-    /// One tick's likelihood of `obs` as a table and a column: state s's is
-    /// `table[s * (cap + 1) + column]`. `None` when the count lies beyond the tables (more
-    /// than `cap` packets in a tick): the log-space path computes those.
-    fn likelihood_table(&self, obs: Observation) -> Option<(&[f64], usize)> {
+    /// One tick's likelihood of `obs`, state by state. `None` when the count lies beyond the
+    /// tables (more than `cap` packets in a tick): the log-space path computes those.
+    fn likelihood_table(&self, obs: Observation) -> Option<&[f64]> {
+        let ns = self.states();
         match obs {
             // pois[cap] is the tail P(N >= cap), not a pmf: an exact count must be below it.
-            Observation::Exact(k) if (k as usize) < self.cap => Some((&self.pois, k as usize)),
-            Observation::AtLeast(k) if (k as usize) <= self.cap => Some((&self.upper, k as usize)),
+            Observation::Exact(k) if (k as usize) < self.cap => {
+                Some(&self.exact_by_count[k as usize * ns..][..ns])
+            }
+            Observation::AtLeast(k) if (k as usize) <= self.cap => {
+                Some(&self.at_least_by_count[k as usize * ns..][..ns])
+            }
             _ => None,
         }
     }
@@ -809,11 +830,10 @@ impl SproutForecast {
         // The likelihoods of every count a tick can carry are tabled per state (the same
         // exp(ln pmf) values, and tails summed from them): a multiplication per state, where
         // computing them took a log and an exp each (a fifth of a Sprout run's time).
-        if let Some((table, col)) = self.model.likelihood_table(obs) {
-            let stride = self.model.cap + 1;
+        if let Some(column) = self.model.likelihood_table(obs) {
             let mut sum = 0.0;
-            for (s, (l, &b)) in self.scratch.iter_mut().zip(&self.belief).enumerate() {
-                *l = b * table[s * stride + col];
+            for ((l, &b), &q) in self.scratch.iter_mut().zip(&self.belief).zip(column) {
+                *l = b * q;
                 sum += *l;
             }
             // A count the states with mass explain only in products near f64's subnormal
@@ -821,7 +841,10 @@ impl SproutForecast {
             // before it exponentiates.
             if sum > 1e-200 && sum.is_finite() {
                 std::mem::swap(&mut self.belief, &mut self.scratch);
-                self.normalise();
+                // `normalise` would sum the posterior again: the same terms in the same order
+                // as `sum` (from -0.0 rather than 0.0, the same for these non-negative terms),
+                // a chain of 257 dependent additions saved.
+                self.belief.iter_mut().for_each(|b| *b /= sum);
                 return;
             }
         }
@@ -1704,6 +1727,73 @@ mod tests {
                 f.tick(obs);
             }
             assert_eq!(checked, 300);
+        }
+    }
+
+    /// Bayes' rule as `observe` did it before the tables by count: each state's likelihood
+    /// from its own row of the pmf (the censored ones summed from the row's top), then
+    /// `normalise`'s own sum and division.
+    fn observe_by_rows(f: &SproutForecast, obs: Observation) -> Vec<f64> {
+        let m = &f.model;
+        let w = m.cap + 1;
+        let mut post: Vec<f64> = (0..m.states())
+            .map(|s| {
+                let row = &m.pois[s * w..(s + 1) * w];
+                let l = match obs {
+                    Observation::Exact(k) => row[k as usize],
+                    Observation::AtLeast(k) => {
+                        (k as usize..=m.cap).rev().fold(0.0, |acc, c| acc + row[c])
+                    }
+                };
+                f.belief[s] * l
+            })
+            .collect();
+        let sum: f64 = post.iter().sum();
+        post.iter_mut().for_each(|b| *b /= sum);
+        post
+    }
+
+    #[test]
+    fn likelihoods_by_count_give_the_row_by_row_posterior_to_the_bit() {
+        for cfg in [SproutForecastConfig::default(), port()] {
+            let mut f = SproutForecast::new(cfg);
+            let cap = f.model.cap as u64;
+            let mut checked = 0;
+            for obs in varied_observations(300) {
+                f.evolve();
+                // Every count the tables hold, exact and censored, from this belief.
+                for k in [0, 1, 3, 9, 17, cap - 1, cap] {
+                    for o in [Observation::Exact(k), Observation::AtLeast(k)] {
+                        if o == Observation::Exact(cap) || o == Observation::AtLeast(0) {
+                            continue;
+                        }
+                        let want = observe_by_rows(&f, o);
+                        let mut g = f.clone();
+                        g.observe(o);
+                        if want.iter().sum::<f64>().is_finite() && g.belief[0] >= 0.0 {
+                            let tabled = f
+                                .belief
+                                .iter()
+                                .zip(f.model.likelihood_table(o).unwrap())
+                                .map(|(b, l)| b * l)
+                                .sum::<f64>();
+                            if tabled > 1e-200 {
+                                assert!(
+                                    want.iter()
+                                        .zip(&g.belief)
+                                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                                    "{o:?}"
+                                );
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+                if let Some(o) = obs {
+                    f.observe(o);
+                }
+            }
+            assert!(checked > 2000, "{checked}");
         }
     }
 
