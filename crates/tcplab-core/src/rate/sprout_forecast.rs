@@ -221,6 +221,8 @@ struct Model {
     at_least_by_count: Vec<f64>,
     /// Per state, the range of counts whose pmf is at least NEGLIGIBLE x 1e-3.
     pois_support: Vec<(usize, usize)>,
+    /// `pois` with the entries outside each state's `pois_support` zero.
+    pois_clipped: Vec<f64>,
     cap: usize,
     horizon: usize,
     ln_fact: LnFactorial,
@@ -320,6 +322,7 @@ impl Model {
             exact_by_count: Vec::new(),
             at_least_by_count: Vec::new(),
             pois_support: Vec::new(),
+            pois_clipped: Vec::new(),
             cap,
             horizon,
             ln_fact,
@@ -366,6 +369,15 @@ impl Model {
             }
             t
         };
+        m.pois_clipped = pois.clone();
+        for (row, &(lo, hi)) in m
+            .pois_clipped
+            .chunks_exact_mut(cap + 1)
+            .zip(&m.pois_support)
+        {
+            row[..lo].iter_mut().for_each(|x| *x = 0.0);
+            row[hi.max(lo)..].iter_mut().for_each(|x| *x = 0.0);
+        }
         m.exact_by_count = by_count(&pois);
         m.at_least_by_count = by_count(&upper);
         m.pois = pois;
@@ -634,6 +646,7 @@ impl Model {
         let mut comp = vec![0.0; ns];
         let mut next = vec![0.0; ns];
         let mut tick = vec![0.0; cap + 1];
+        let mut tz = vec![0.0; cap + 1 + 2 * ROW_GROUP];
         let mut cum = vec![0.0; len_max];
         let mut acc = vec![0.0; len_max];
         comp[s] = 1.0;
@@ -643,26 +656,65 @@ impl Model {
         let mut seg = self.segments.iter();
         let mut next_seg = seg.next();
         for tick_no in 0..self.horizon {
+            // One tick's count: the sum over the states with probability of p x pmf, each
+            // count's terms in increasing state order (counts outside a state's support add
+            // nothing), ROW_GROUP states at a time: each count's sum takes a group's terms
+            // in registers, where adding state by state stored every count once per state and
+            // waited on the store at the next (the pmf beyond a state's support is zero in
+            // `pois_clipped` and a dead state's p is zero: their products add exactly 0).
             tick.iter_mut().for_each(|x| *x = 0.0);
-            for (j, &p) in comp.iter().enumerate() {
-                if p < NEGLIGIBLE {
+            for j0 in (0..ns).step_by(ROW_GROUP) {
+                let ps: [f64; ROW_GROUP] = std::array::from_fn(|g| match comp.get(j0 + g) {
+                    Some(&p) if p >= NEGLIGIBLE => p,
+                    _ => 0.0,
+                });
+                let (mut lo, mut hi) = (usize::MAX, 0);
+                for (g, &p) in ps.iter().enumerate() {
+                    if p != 0.0 {
+                        let (l, h) = self.pois_support[j0 + g];
+                        if l < h {
+                            (lo, hi) = (lo.min(l), hi.max(h));
+                        }
+                    }
+                }
+                if lo >= hi {
                     continue;
                 }
-                let (lo, hi) = self.pois_support[j];
-                let row = &self.pois[j * (cap + 1)..(j + 1) * (cap + 1)];
-                for (t, &q) in tick[lo..hi].iter_mut().zip(&row[lo..hi]) {
-                    *t += p * q;
+                let rows: [&[f64]; ROW_GROUP] = std::array::from_fn(|g| {
+                    let j = (j0 + g).min(ns - 1);
+                    &self.pois_clipped[j * (cap + 1) + lo..j * (cap + 1) + hi]
+                });
+                for (c, t) in tick[lo..hi].iter_mut().enumerate() {
+                    let mut x = *t;
+                    for (&p, row) in ps.iter().zip(&rows) {
+                        x += p * row[c];
+                    }
+                    *t = x;
                 }
             }
             // Convolve only over the counts that carry probability: a start state's counts
-            // concentrate around its rate, and the rest of the table is zero.
+            // concentrate around its rate, and the rest of the table is zero. Each output's
+            // terms in increasing order of the running count a (as adding a's row at a time
+            // did), ROW_GROUP of them at a time in registers, from a copy of the tick's
+            // counts zeroed outside their support (and padded), so the terms the support
+            // left out add exactly 0.
             let (tlo, thi) = support(&tick);
             let (clo, chi) = support(&cum[..len]);
             acc[..len + cap].iter_mut().for_each(|x| *x = 0.0);
-            for a in clo..chi {
-                let x = cum[a];
-                for (o, &y) in acc[a + tlo..a + thi].iter_mut().zip(&tick[tlo..thi]) {
-                    *o += x * y;
+            tz.iter_mut().for_each(|x| *x = 0.0);
+            tz[ROW_GROUP + tlo..ROW_GROUP + thi].copy_from_slice(&tick[tlo..thi]);
+            for a0 in (clo..chi).step_by(ROW_GROUP) {
+                let xs: [f64; ROW_GROUP] =
+                    std::array::from_fn(|g| if a0 + g < chi { cum[a0 + g] } else { 0.0 });
+                let (olo, ohi) = (a0 + tlo, (a0 + ROW_GROUP - 1).min(chi - 1) + thi);
+                for (i, o) in acc[olo..ohi].iter_mut().enumerate() {
+                    // tz[ROW_GROUP + t] is the count t = o - a of the term of a = a0 + g.
+                    let w = &tz[i + tlo + 1..][..ROW_GROUP];
+                    let mut v = *o;
+                    for (g, &x) in xs.iter().enumerate() {
+                        v += x * w[ROW_GROUP - 1 - g];
+                    }
+                    *o = v;
                 }
             }
             len += cap;
@@ -691,6 +743,9 @@ impl Model {
 /// belief): at most a few hundred such terms, 1e-12 each, cannot move a 5th (or any
 /// percentile's) quantile beyond its rounding to whole packets but by a boundary case.
 const NEGLIGIBLE: f64 = 1e-12;
+
+/// States (and running counts) `Model::build_row` sums at a time per count.
+const ROW_GROUP: usize = 8;
 
 /// Destinations summed together by [`Model::evolve`]: 32 doubles, eight 256-bit registers
 /// (eight independent chains of additions: four left the adder waiting on each sum).
@@ -1629,6 +1684,88 @@ mod tests {
                 if let Some(r) = row {
                     let w = m.entries::<3>(5, s, 1);
                     assert_eq!(w.map(|x| x[0].to_bits()), [5, 6, 7].map(|e| r[e].to_bits()));
+                }
+            }
+        }
+    }
+
+    /// A count-table row as `build_row` built it before its sums were grouped: each live
+    /// state's pmf added over its support into the tick's counts, state by state, and the
+    /// convolution one running count's row at a time.
+    fn build_row_by_spreading(m: &Model, s: usize) -> Vec<f64> {
+        let (ns, cap, len_max) = (m.states(), m.cap, m.cdf_len);
+        let mut comp = vec![0.0; ns];
+        let mut next = vec![0.0; ns];
+        let mut tick = vec![0.0; cap + 1];
+        let mut cum = vec![0.0; len_max];
+        let mut acc = vec![0.0; len_max];
+        comp[s] = 1.0;
+        cum[0] = 1.0;
+        let mut len = 1;
+        let mut out = vec![0.0; m.row_len];
+        let mut seg = m.segments.iter();
+        let mut next_seg = seg.next();
+        for tick_no in 0..m.horizon {
+            tick.iter_mut().for_each(|x| *x = 0.0);
+            for (j, &p) in comp.iter().enumerate() {
+                if p < NEGLIGIBLE {
+                    continue;
+                }
+                let (lo, hi) = m.pois_support[j];
+                let row = &m.pois[j * (cap + 1)..(j + 1) * (cap + 1)];
+                for (t, &q) in tick[lo..hi].iter_mut().zip(&row[lo..hi]) {
+                    *t += p * q;
+                }
+            }
+            let (tlo, thi) = support(&tick);
+            let (clo, chi) = support(&cum[..len]);
+            acc[..len + cap].iter_mut().for_each(|x| *x = 0.0);
+            for a in clo..chi {
+                let x = cum[a];
+                for (o, &y) in acc[a + tlo..a + thi].iter_mut().zip(&tick[tlo..thi]) {
+                    *o += x * y;
+                }
+            }
+            len += cap;
+            cum[..len].copy_from_slice(&acc[..len]);
+            if let Some(&(at, n)) = next_seg.filter(|&&(_, n)| n == len) {
+                let mut run = 0.0;
+                for (o, &x) in out[at..at + n].iter_mut().zip(&cum[..n]) {
+                    run += x;
+                    *o = run;
+                }
+                next_seg = seg.next();
+            }
+            if tick_no + 1 < m.horizon {
+                m.evolve(&mut comp, &mut next);
+                std::mem::swap(&mut comp, &mut next);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn grouped_row_sums_equal_the_spreading_to_the_bit() {
+        // Every row of Sprout's, Sprout-Rate's and the small configuration (whose states do
+        // not fill a group), through the dispatching build and the plain one.
+        for cfg in [
+            SproutForecastConfig {
+                all_horizons: true,
+                ..SproutForecastConfig::default()
+            },
+            port(),
+            tiny(10.0 / 0.1f64.sqrt()),
+        ] {
+            let m = Model::new(cfg);
+            for s in 0..m.states() {
+                let want = build_row_by_spreading(&m, s);
+                for got in [m.build_row(s), m.build_row_body(s)] {
+                    assert!(
+                        want.iter()
+                            .zip(got.iter())
+                            .all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "state {s}"
+                    );
                 }
             }
         }
