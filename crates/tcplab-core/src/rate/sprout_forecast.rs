@@ -51,7 +51,7 @@
 //!
 //! Determinism: plain f64 arithmetic in a fixed order, no randomness, no hashing.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::time::Duration;
 
@@ -196,10 +196,14 @@ struct Model {
     stay_outage: f64,
     /// Where an escape from the outage lands, per state (index 0 unused, zero).
     escape: Vec<f64>,
-    /// Per block of four starting states 4b..4b + 3, their rows (P(cumulative count over
-    /// the horizon <= c), c in 0..cdf_len, per segment) interleaved: entry e of state 4b + l
-    /// at [e * 4 + l] (zero for states beyond the last). Built on first use (`block`).
-    blocks: Vec<OnceLock<Box<[f64]>>>,
+    /// The count table: per starting state s its row (P(cumulative count over the horizon
+    /// <= c), c in 0..cdf_len, per segment), stored entry-major: entry e of state s at
+    /// [e * stride + s] (zero for the states from `states()` to `stride`). Built with the
+    /// model (`build_table`).
+    table: Vec<f64>,
+    /// The states rounded up to a multiple of four: a block of four states 4b..4b + 3 is
+    /// one aligned group of four entries of the table.
+    stride: usize,
     cdf_len: usize,
     /// Where the CDF of horizon h (1-based) starts in a row, and its length (h x cap + 1);
     /// only the last horizon's unless `all_horizons`.
@@ -207,11 +211,18 @@ struct Model {
     row_len: usize,
     /// Per state, the Poisson pmf of one tick's count over 0..cap, the last entry the tail.
     pois: Vec<f64>,
-    /// Per state, P(N >= c) of one tick's count for c in 0..=cap (summed from the top, so the
-    /// small upper tails keep their precision): the censored ticks' likelihoods.
-    upper: Vec<f64>,
+    /// One tick's likelihoods by count, each count's column of every state's side by side
+    /// (a tick's Bayes step reads one column: contiguous, where the per-state rows put each
+    /// state's entry on its own cache line): the pmf `pois` transposed, [c * states + s]
+    /// for c in 0..cap, ...
+    exact_by_count: Vec<f64>,
+    /// ... and P(N >= c) of one tick's count for c in 0..=cap (summed from the top of each
+    /// state's pmf, so the small upper tails keep their precision): the censored ticks'.
+    at_least_by_count: Vec<f64>,
     /// Per state, the range of counts whose pmf is at least NEGLIGIBLE x 1e-3.
     pois_support: Vec<(usize, usize)>,
+    /// `pois` with the entries outside each state's `pois_support` zero.
+    pois_clipped: Vec<f64>,
     cap: usize,
     horizon: usize,
     ln_fact: LnFactorial,
@@ -302,13 +313,16 @@ impl Model {
             kernel_above,
             stay_outage,
             escape,
-            blocks: (0..(n + 1).div_ceil(4)).map(|_| OnceLock::new()).collect(),
+            table: Vec::new(),
+            stride: (n + 1).div_ceil(4) * 4,
             cdf_len,
             segments,
             row_len,
             pois: Vec::new(),
-            upper: Vec::new(),
+            exact_by_count: Vec::new(),
+            at_least_by_count: Vec::new(),
             pois_support: Vec::new(),
+            pois_clipped: Vec::new(),
             cap,
             horizon,
             ln_fact,
@@ -345,19 +359,44 @@ impl Model {
                 u[c] = acc;
             }
         }
+        let by_count = |rows: &[f64]| {
+            let ns = n + 1;
+            let mut t = vec![0.0; ns * (cap + 1)];
+            for (s, row) in rows.chunks_exact(cap + 1).enumerate() {
+                for (c, &x) in row.iter().enumerate() {
+                    t[c * ns + s] = x;
+                }
+            }
+            t
+        };
+        m.pois_clipped = pois.clone();
+        for (row, &(lo, hi)) in m
+            .pois_clipped
+            .chunks_exact_mut(cap + 1)
+            .zip(&m.pois_support)
+        {
+            row[..lo].iter_mut().for_each(|x| *x = 0.0);
+            row[hi.max(lo)..].iter_mut().for_each(|x| *x = 0.0);
+        }
+        m.exact_by_count = by_count(&pois);
+        m.at_least_by_count = by_count(&upper);
         m.pois = pois;
-        m.upper = upper;
+        m.table = m.build_table();
         m
     }
 
-    /// One tick's likelihood of `obs` as a table and a column: state s's is
-    /// `table[s * (cap + 1) + column]`. `None` when the count lies beyond the tables (more
-    /// than `cap` packets in a tick): the log-space path computes those.
-    fn likelihood_table(&self, obs: Observation) -> Option<(&[f64], usize)> {
+    /// One tick's likelihood of `obs`, state by state. `None` when the count lies beyond the
+    /// tables (more than `cap` packets in a tick): the log-space path computes those.
+    fn likelihood_table(&self, obs: Observation) -> Option<&[f64]> {
+        let ns = self.states();
         match obs {
             // pois[cap] is the tail P(N >= cap), not a pmf: an exact count must be below it.
-            Observation::Exact(k) if (k as usize) < self.cap => Some((&self.pois, k as usize)),
-            Observation::AtLeast(k) if (k as usize) <= self.cap => Some((&self.upper, k as usize)),
+            Observation::Exact(k) if (k as usize) < self.cap => {
+                Some(&self.exact_by_count[k as usize * ns..][..ns])
+            }
+            Observation::AtLeast(k) if (k as usize) <= self.cap => {
+                Some(&self.at_least_by_count[k as usize * ns..][..ns])
+            }
             _ => None,
         }
     }
@@ -532,39 +571,35 @@ impl Model {
         to[j0..j0 + B].copy_from_slice(&acc);
     }
 
-    /// For starting state `s`, the CDF of the cumulative count over the horizon: the count of
-    /// each tick is that of the (evolving) belief, then the belief evolves one tick (the
-    /// implementation's order in `ProcessForecastInterval`). Built the first time a belief
-    /// with mass near `s` asks for it, then kept: a row is a pure function of the
-    /// parameters, so when it is built changes nothing, and a run builds only the rows of
-    /// the rates its link visits. Rows are kept four states to a block, interleaved entry by
-    /// entry, because the forecast reads the same entry of every live state's row: the four
-    /// states of a block share cache lines, where separate rows (13 kB apart at Sprout's
-    /// parameters) took a line each and most of the forecast's time was waiting for them.
-    #[inline(always)]
-    fn block(&self, kb: usize) -> &[f64] {
-        match self.blocks[kb].get() {
-            Some(b) => b,
-            None => self.build_block(kb),
+    /// The count table (`table`): for each starting state `s`, the CDF of the cumulative
+    /// count over the horizon: the count of each tick is that of the (evolving) belief, then
+    /// the belief evolves one tick (the implementation's order in `ProcessForecastInterval`).
+    /// Every row, up front: a belief spreads its 1e-12 tail over most states (on a 90 s LTE
+    /// trace Sprout's forecast asked for all 65 blocks of four rows when they were built on
+    /// first use), and a row is a pure function of the parameters, so when it is built
+    /// changes nothing.
+    ///
+    /// Entry-major, because the forecast reads the same entry (a few adjacent ones) of every
+    /// live state's row: consecutive states' entries are adjacent, so a pass over ~200 live
+    /// states reads a few contiguous stretches of memory. Rows kept four states to a block
+    /// (52 kB per block at Sprout's parameters) put each block of a pass on its own pages,
+    /// and the pass waited on the address translation and the cache for every block.
+    fn build_table(&self) -> Vec<f64> {
+        let (ns, st) = (self.states(), self.stride);
+        let mut table = vec![0.0; self.row_len * st];
+        for s in 0..ns {
+            let row = self.build_row(s);
+            for (e, &x) in row.iter().enumerate() {
+                table[e * st + s] = x;
+            }
         }
+        table
     }
 
-    #[cold]
-    #[inline(never)]
-    fn build_block(&self, kb: usize) -> &[f64] {
-        self.blocks[kb].get_or_init(|| {
-            let mut out = vec![0.0; self.row_len * 4];
-            for l in 0..4 {
-                let s = kb * 4 + l;
-                if s < self.states() {
-                    let row = self.build_row(s);
-                    for (e, &x) in row.iter().enumerate() {
-                        out[e * 4 + l] = x;
-                    }
-                }
-            }
-            out.into_boxed_slice()
-        })
+    /// Entries e..e + W of the table from state `s0` on (`len` states each).
+    #[inline(always)]
+    fn entries<const W: usize>(&self, e: usize, s0: usize, len: usize) -> [&[f64]; W] {
+        std::array::from_fn(|j| &self.table[(e + j) * self.stride + s0..][..len])
     }
 
     /// The belief's states that carry probability (at least NEGLIGIBLE: the others change no
@@ -611,6 +646,7 @@ impl Model {
         let mut comp = vec![0.0; ns];
         let mut next = vec![0.0; ns];
         let mut tick = vec![0.0; cap + 1];
+        let mut tz = vec![0.0; cap + 1 + 2 * ROW_GROUP];
         let mut cum = vec![0.0; len_max];
         let mut acc = vec![0.0; len_max];
         comp[s] = 1.0;
@@ -620,26 +656,65 @@ impl Model {
         let mut seg = self.segments.iter();
         let mut next_seg = seg.next();
         for tick_no in 0..self.horizon {
+            // One tick's count: the sum over the states with probability of p x pmf, each
+            // count's terms in increasing state order (counts outside a state's support add
+            // nothing), ROW_GROUP states at a time: each count's sum takes a group's terms
+            // in registers, where adding state by state stored every count once per state and
+            // waited on the store at the next (the pmf beyond a state's support is zero in
+            // `pois_clipped` and a dead state's p is zero: their products add exactly 0).
             tick.iter_mut().for_each(|x| *x = 0.0);
-            for (j, &p) in comp.iter().enumerate() {
-                if p < NEGLIGIBLE {
+            for j0 in (0..ns).step_by(ROW_GROUP) {
+                let ps: [f64; ROW_GROUP] = std::array::from_fn(|g| match comp.get(j0 + g) {
+                    Some(&p) if p >= NEGLIGIBLE => p,
+                    _ => 0.0,
+                });
+                let (mut lo, mut hi) = (usize::MAX, 0);
+                for (g, &p) in ps.iter().enumerate() {
+                    if p != 0.0 {
+                        let (l, h) = self.pois_support[j0 + g];
+                        if l < h {
+                            (lo, hi) = (lo.min(l), hi.max(h));
+                        }
+                    }
+                }
+                if lo >= hi {
                     continue;
                 }
-                let (lo, hi) = self.pois_support[j];
-                let row = &self.pois[j * (cap + 1)..(j + 1) * (cap + 1)];
-                for (t, &q) in tick[lo..hi].iter_mut().zip(&row[lo..hi]) {
-                    *t += p * q;
+                let rows: [&[f64]; ROW_GROUP] = std::array::from_fn(|g| {
+                    let j = (j0 + g).min(ns - 1);
+                    &self.pois_clipped[j * (cap + 1) + lo..j * (cap + 1) + hi]
+                });
+                for (c, t) in tick[lo..hi].iter_mut().enumerate() {
+                    let mut x = *t;
+                    for (&p, row) in ps.iter().zip(&rows) {
+                        x += p * row[c];
+                    }
+                    *t = x;
                 }
             }
             // Convolve only over the counts that carry probability: a start state's counts
-            // concentrate around its rate, and the rest of the table is zero.
+            // concentrate around its rate, and the rest of the table is zero. Each output's
+            // terms in increasing order of the running count a (as adding a's row at a time
+            // did), ROW_GROUP of them at a time in registers, from a copy of the tick's
+            // counts zeroed outside their support (and padded), so the terms the support
+            // left out add exactly 0.
             let (tlo, thi) = support(&tick);
             let (clo, chi) = support(&cum[..len]);
             acc[..len + cap].iter_mut().for_each(|x| *x = 0.0);
-            for a in clo..chi {
-                let x = cum[a];
-                for (o, &y) in acc[a + tlo..a + thi].iter_mut().zip(&tick[tlo..thi]) {
-                    *o += x * y;
+            tz.iter_mut().for_each(|x| *x = 0.0);
+            tz[ROW_GROUP + tlo..ROW_GROUP + thi].copy_from_slice(&tick[tlo..thi]);
+            for a0 in (clo..chi).step_by(ROW_GROUP) {
+                let xs: [f64; ROW_GROUP] =
+                    std::array::from_fn(|g| if a0 + g < chi { cum[a0 + g] } else { 0.0 });
+                let (olo, ohi) = (a0 + tlo, (a0 + ROW_GROUP - 1).min(chi - 1) + thi);
+                for (i, o) in acc[olo..ohi].iter_mut().enumerate() {
+                    // tz[ROW_GROUP + t] is the count t = o - a of the term of a = a0 + g.
+                    let w = &tz[i + tlo + 1..][..ROW_GROUP];
+                    let mut v = *o;
+                    for (g, &x) in xs.iter().enumerate() {
+                        v += x * w[ROW_GROUP - 1 - g];
+                    }
+                    *o = v;
                 }
             }
             len += cap;
@@ -668,6 +743,9 @@ impl Model {
 /// belief): at most a few hundred such terms, 1e-12 each, cannot move a 5th (or any
 /// percentile's) quantile beyond its rounding to whole packets but by a boundary case.
 const NEGLIGIBLE: f64 = 1e-12;
+
+/// States (and running counts) `Model::build_row` sums at a time per count.
+const ROW_GROUP: usize = 8;
 
 /// Destinations summed together by [`Model::evolve`]: 32 doubles, eight 256-bit registers
 /// (eight independent chains of additions: four left the adder waiting on each sum).
@@ -807,11 +885,10 @@ impl SproutForecast {
         // The likelihoods of every count a tick can carry are tabled per state (the same
         // exp(ln pmf) values, and tails summed from them): a multiplication per state, where
         // computing them took a log and an exp each (a fifth of a Sprout run's time).
-        if let Some((table, col)) = self.model.likelihood_table(obs) {
-            let stride = self.model.cap + 1;
+        if let Some(column) = self.model.likelihood_table(obs) {
             let mut sum = 0.0;
-            for (s, (l, &b)) in self.scratch.iter_mut().zip(&self.belief).enumerate() {
-                *l = b * table[s * stride + col];
+            for ((l, &b), &q) in self.scratch.iter_mut().zip(&self.belief).zip(column) {
+                *l = b * q;
                 sum += *l;
             }
             // A count the states with mass explain only in products near f64's subnormal
@@ -819,7 +896,10 @@ impl SproutForecast {
             // before it exponentiates.
             if sum > 1e-200 && sum.is_finite() {
                 std::mem::swap(&mut self.belief, &mut self.scratch);
-                self.normalise();
+                // `normalise` would sum the posterior again: the same terms in the same order
+                // as `sum` (from -0.0 rather than 0.0, the same for these non-negative terms),
+                // a chain of 257 dependent additions saved.
+                self.belief.iter_mut().for_each(|b| *b /= sum);
                 return;
             }
         }
@@ -965,8 +1045,9 @@ struct Live<'a> {
 /// is a chain of dependent additions, each waiting for the last, and this sum is most of a
 /// Sprout tick. A fixed order all the same, so the result is a pure function of the belief.
 ///
-/// The rows come four states to a block (`Model::block`), so a block's four products are one
-/// vector operation whose lanes are the states modulo four. Within a run of consecutive live
+/// An entry of the table holds every state's value side by side (`Model::table`), so a block
+/// of four states 4b..4b + 3 is four adjacent values and its four products are one vector
+/// operation whose lanes are the states modulo four. Within a run of consecutive live
 /// states, position and state differ by a constant, so the lanes are the partial sums in a
 /// rotated order: the sums are rotated into the lanes at the run's start and back at its end
 /// (the same additions, in the same order, to the bit). A block's states outside the run
@@ -1019,6 +1100,7 @@ fn run_sums_plain<const W: usize>(
     acc: &mut [[f64; 4]; W],
 ) {
     let (k0, k1) = (s0 / 4, s1 / 4);
+    let rows = m.entries::<W>(e, k0 * 4, (k1 + 1 - k0) * 4);
     for kb in k0..=k1 {
         let b: [f64; 4] = std::array::from_fn(|l| {
             let s = kb * 4 + l;
@@ -1028,7 +1110,9 @@ fn run_sums_plain<const W: usize>(
                 0.0
             }
         });
-        add_block(acc, &b, &m.block(kb)[e * 4..][..W * 4]);
+        let i = (kb - k0) * 4;
+        let t: [&[f64; 4]; W] = std::array::from_fn(|j| rows[j][i..i + 4].try_into().unwrap());
+        add_block(acc, &b, &t);
     }
 }
 
@@ -1049,6 +1133,7 @@ unsafe fn run_sums_avx<const W: usize>(
     use std::arch::x86_64::*;
     let mut v: [__m256d; W] = std::array::from_fn(|j| _mm256_loadu_pd(acc[j].as_ptr()));
     let (k0, k1) = (s0 / 4, s1 / 4);
+    let rows = m.entries::<W>(e, k0 * 4, (k1 + 1 - k0) * 4);
     for kb in k0..=k1 {
         let b = if kb > k0 && kb < k1 {
             _mm256_loadu_pd(belief[kb * 4..kb * 4 + 4].as_ptr())
@@ -1063,9 +1148,9 @@ unsafe fn run_sums_avx<const W: usize>(
             });
             _mm256_loadu_pd(b.as_ptr())
         };
-        let t = &m.block(kb)[e * 4..][..W * 4];
-        for (j, x) in v.iter_mut().enumerate() {
-            let tj = _mm256_loadu_pd(t[j * 4..j * 4 + 4].as_ptr());
+        let i = (kb - k0) * 4;
+        for (x, row) in v.iter_mut().zip(&rows) {
+            let tj = _mm256_loadu_pd(row[i..i + 4].as_ptr());
             *x = _mm256_add_pd(*x, _mm256_mul_pd(b, tj));
         }
     }
@@ -1074,11 +1159,10 @@ unsafe fn run_sums_avx<const W: usize>(
     }
 }
 
-/// One block's products into the lanes: `acc[j][l] += b[l] x t[4 j + l]`.
+/// One block's products into the lanes: `acc[j][l] += b[l] x t[j][l]`.
 #[inline(always)]
-fn add_block<const W: usize>(acc: &mut [[f64; 4]; W], b: &[f64; 4], t: &[f64]) {
-    for (j, a) in acc.iter_mut().enumerate() {
-        let t: &[f64; 4] = t[j * 4..j * 4 + 4].try_into().unwrap();
+fn add_block<const W: usize>(acc: &mut [[f64; 4]; W], b: &[f64; 4], t: &[&[f64; 4]; W]) {
+    for (a, t) in acc.iter_mut().zip(t) {
         a[0] += b[0] * t[0];
         a[1] += b[1] * t[1];
         a[2] += b[2] * t[2];
@@ -1572,6 +1656,122 @@ mod tests {
     }
 
     #[test]
+    fn entry_major_table_holds_every_row_to_the_bit() {
+        // The table the forecast reads is the rows `build_row` computes, entry e of state s
+        // at [e * stride + s], zero for the padding states, in both configurations.
+        for cfg in [
+            SproutForecastConfig {
+                all_horizons: true,
+                ..SproutForecastConfig::default()
+            },
+            port(),
+            tiny(10.0 / 0.1f64.sqrt()),
+        ] {
+            let m = Model::new(cfg);
+            assert_eq!(m.stride % 4, 0);
+            assert!(m.stride >= m.states() && m.stride < m.states() + 4);
+            assert_eq!(m.table.len(), m.row_len * m.stride);
+            for s in 0..m.stride {
+                let row = (s < m.states()).then(|| m.build_row(s));
+                for e in 0..m.row_len {
+                    let want = row.as_ref().map_or(0.0, |r| r[e]);
+                    assert_eq!(
+                        m.table[e * m.stride + s].to_bits(),
+                        want.to_bits(),
+                        "{s} {e}"
+                    );
+                }
+                if let Some(r) = row {
+                    let w = m.entries::<3>(5, s, 1);
+                    assert_eq!(w.map(|x| x[0].to_bits()), [5, 6, 7].map(|e| r[e].to_bits()));
+                }
+            }
+        }
+    }
+
+    /// A count-table row as `build_row` built it before its sums were grouped: each live
+    /// state's pmf added over its support into the tick's counts, state by state, and the
+    /// convolution one running count's row at a time.
+    fn build_row_by_spreading(m: &Model, s: usize) -> Vec<f64> {
+        let (ns, cap, len_max) = (m.states(), m.cap, m.cdf_len);
+        let mut comp = vec![0.0; ns];
+        let mut next = vec![0.0; ns];
+        let mut tick = vec![0.0; cap + 1];
+        let mut cum = vec![0.0; len_max];
+        let mut acc = vec![0.0; len_max];
+        comp[s] = 1.0;
+        cum[0] = 1.0;
+        let mut len = 1;
+        let mut out = vec![0.0; m.row_len];
+        let mut seg = m.segments.iter();
+        let mut next_seg = seg.next();
+        for tick_no in 0..m.horizon {
+            tick.iter_mut().for_each(|x| *x = 0.0);
+            for (j, &p) in comp.iter().enumerate() {
+                if p < NEGLIGIBLE {
+                    continue;
+                }
+                let (lo, hi) = m.pois_support[j];
+                let row = &m.pois[j * (cap + 1)..(j + 1) * (cap + 1)];
+                for (t, &q) in tick[lo..hi].iter_mut().zip(&row[lo..hi]) {
+                    *t += p * q;
+                }
+            }
+            let (tlo, thi) = support(&tick);
+            let (clo, chi) = support(&cum[..len]);
+            acc[..len + cap].iter_mut().for_each(|x| *x = 0.0);
+            for a in clo..chi {
+                let x = cum[a];
+                for (o, &y) in acc[a + tlo..a + thi].iter_mut().zip(&tick[tlo..thi]) {
+                    *o += x * y;
+                }
+            }
+            len += cap;
+            cum[..len].copy_from_slice(&acc[..len]);
+            if let Some(&(at, n)) = next_seg.filter(|&&(_, n)| n == len) {
+                let mut run = 0.0;
+                for (o, &x) in out[at..at + n].iter_mut().zip(&cum[..n]) {
+                    run += x;
+                    *o = run;
+                }
+                next_seg = seg.next();
+            }
+            if tick_no + 1 < m.horizon {
+                m.evolve(&mut comp, &mut next);
+                std::mem::swap(&mut comp, &mut next);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn grouped_row_sums_equal_the_spreading_to_the_bit() {
+        // Every row of Sprout's, Sprout-Rate's and the small configuration (whose states do
+        // not fill a group), through the dispatching build and the plain one.
+        for cfg in [
+            SproutForecastConfig {
+                all_horizons: true,
+                ..SproutForecastConfig::default()
+            },
+            port(),
+            tiny(10.0 / 0.1f64.sqrt()),
+        ] {
+            let m = Model::new(cfg);
+            for s in 0..m.states() {
+                let want = build_row_by_spreading(&m, s);
+                for got in [m.build_row(s), m.build_row_body(s)] {
+                    assert!(
+                        want.iter()
+                            .zip(got.iter())
+                            .all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "state {s}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn vector_builds_equal_the_plain_ones_to_the_bit() {
         // On a processor with AVX the dispatching functions run the AVX builds: the same
         // evolution, count-table rows and forecasts as the plain builds, bit for bit.
@@ -1664,6 +1864,73 @@ mod tests {
                 f.tick(obs);
             }
             assert_eq!(checked, 300);
+        }
+    }
+
+    /// Bayes' rule as `observe` did it before the tables by count: each state's likelihood
+    /// from its own row of the pmf (the censored ones summed from the row's top), then
+    /// `normalise`'s own sum and division.
+    fn observe_by_rows(f: &SproutForecast, obs: Observation) -> Vec<f64> {
+        let m = &f.model;
+        let w = m.cap + 1;
+        let mut post: Vec<f64> = (0..m.states())
+            .map(|s| {
+                let row = &m.pois[s * w..(s + 1) * w];
+                let l = match obs {
+                    Observation::Exact(k) => row[k as usize],
+                    Observation::AtLeast(k) => {
+                        (k as usize..=m.cap).rev().fold(0.0, |acc, c| acc + row[c])
+                    }
+                };
+                f.belief[s] * l
+            })
+            .collect();
+        let sum: f64 = post.iter().sum();
+        post.iter_mut().for_each(|b| *b /= sum);
+        post
+    }
+
+    #[test]
+    fn likelihoods_by_count_give_the_row_by_row_posterior_to_the_bit() {
+        for cfg in [SproutForecastConfig::default(), port()] {
+            let mut f = SproutForecast::new(cfg);
+            let cap = f.model.cap as u64;
+            let mut checked = 0;
+            for obs in varied_observations(300) {
+                f.evolve();
+                // Every count the tables hold, exact and censored, from this belief.
+                for k in [0, 1, 3, 9, 17, cap - 1, cap] {
+                    for o in [Observation::Exact(k), Observation::AtLeast(k)] {
+                        if o == Observation::Exact(cap) || o == Observation::AtLeast(0) {
+                            continue;
+                        }
+                        let want = observe_by_rows(&f, o);
+                        let mut g = f.clone();
+                        g.observe(o);
+                        if want.iter().sum::<f64>().is_finite() && g.belief[0] >= 0.0 {
+                            let tabled = f
+                                .belief
+                                .iter()
+                                .zip(f.model.likelihood_table(o).unwrap())
+                                .map(|(b, l)| b * l)
+                                .sum::<f64>();
+                            if tabled > 1e-200 {
+                                assert!(
+                                    want.iter()
+                                        .zip(&g.belief)
+                                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                                    "{o:?}"
+                                );
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+                if let Some(o) = obs {
+                    f.observe(o);
+                }
+            }
+            assert!(checked > 2000, "{checked}");
         }
     }
 
