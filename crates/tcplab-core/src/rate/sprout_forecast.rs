@@ -587,9 +587,10 @@ impl Model {
     fn build_table(&self) -> Vec<f64> {
         let (ns, st) = (self.states(), self.stride);
         let mut table = vec![0.0; self.row_len * st];
+        let mut sc = RowScratch::new(self);
         for s in 0..ns {
-            let row = self.build_row(s);
-            for (e, &x) in row.iter().enumerate() {
+            self.build_row_into(s, &mut sc);
+            for (e, &x) in sc.out.iter().enumerate() {
                 table[e * st + s] = x;
             }
         }
@@ -623,36 +624,56 @@ impl Model {
         }
     }
 
+    /// One row of the count table (fresh scratch; the table's build reuses one).
+    #[cfg(test)]
     fn build_row(&self, s: usize) -> Box<[f64]> {
+        let mut sc = RowScratch::new(self);
+        self.build_row_into(s, &mut sc);
+        sc.out.into_boxed_slice()
+    }
+
+    /// State `s`'s row of the count table into `sc.out`, from whatever `sc` held before.
+    fn build_row_into(&self, s: usize, sc: &mut RowScratch) {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx") {
             // SAFETY: the processor has AVX (checked just above).
-            return unsafe { self.build_row_avx(s) };
+            return unsafe { self.build_row_avx(s, sc) };
         }
-        self.build_row_body(s)
+        self.build_row_body(s, sc)
     }
 
-    /// [`Model::build_row`] compiled for 256-bit vectors, bit for bit the same (as
+    /// [`Model::build_row_into`] compiled for 256-bit vectors, bit for bit the same (as
     /// [`Model::evolve_avx`]: element-wise products and sums only).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
-    unsafe fn build_row_avx(&self, s: usize) -> Box<[f64]> {
-        self.build_row_body(s)
+    unsafe fn build_row_avx(&self, s: usize, sc: &mut RowScratch) {
+        self.build_row_body(s, sc)
     }
 
+    /// The row: per tick the tick's count distribution under the evolving belief, convolved
+    /// into the running count. The scratch buffers serve every row of a table (the seven
+    /// allocated per row were zeroed by the allocator), and the running count is kept with
+    /// its window of possibly non-zero entries, the rest zero without being written (each
+    /// tick zeroed the whole running count).
     #[inline(always)]
-    fn build_row_body(&self, s: usize) -> Box<[f64]> {
-        let (ns, cap, len_max) = (self.states(), self.cap, self.cdf_len);
-        let mut comp = vec![0.0; ns];
-        let mut next = vec![0.0; ns];
-        let mut tick = vec![0.0; cap + 1];
-        let mut tz = vec![0.0; cap + 1 + 2 * ROW_GROUP];
-        let mut cum = vec![0.0; len_max];
-        let mut acc = vec![0.0; len_max];
+    fn build_row_body(&self, s: usize, sc: &mut RowScratch) {
+        let (ns, cap) = (self.states(), self.cap);
+        let RowScratch {
+            comp,
+            next,
+            tick,
+            tzp,
+            cum,
+            acc,
+            out,
+        } = sc;
+        // `evolve` writes every entry of its destination, so `next` needs no reset.
+        comp.iter_mut().for_each(|x| *x = 0.0);
         comp[s] = 1.0;
         cum[0] = 1.0;
+        // The running count's entries outside wlo..whi are zero (not stored).
+        let (mut wlo, mut whi) = (0, 1);
         let mut len = 1;
-        let mut out = vec![0.0; self.row_len];
         let mut seg = self.segments.iter();
         let mut next_seg = seg.next();
         for tick_no in 0..self.horizon {
@@ -693,48 +714,87 @@ impl Model {
                 }
             }
             // Convolve only over the counts that carry probability: a start state's counts
-            // concentrate around its rate, and the rest of the table is zero. Each output's
+            // concentrate around its rate, and the rest of the row is zero. Each output's
             // terms in increasing order of the running count a (as adding a's row at a time
-            // did), ROW_GROUP of them at a time in registers, from a copy of the tick's
-            // counts zeroed outside their support (and padded), so the terms the support
-            // left out add exactly 0.
-            let (tlo, thi) = support(&tick);
-            let (clo, chi) = support(&cum[..len]);
-            acc[..len + cap].iter_mut().for_each(|x| *x = 0.0);
-            tz.iter_mut().for_each(|x| *x = 0.0);
-            tz[ROW_GROUP + tlo..ROW_GROUP + thi].copy_from_slice(&tick[tlo..thi]);
-            for a0 in (clo..chi).step_by(ROW_GROUP) {
-                let xs: [f64; ROW_GROUP] =
-                    std::array::from_fn(|g| if a0 + g < chi { cum[a0 + g] } else { 0.0 });
-                let (olo, ohi) = (a0 + tlo, (a0 + ROW_GROUP - 1).min(chi - 1) + thi);
-                for (i, o) in acc[olo..ohi].iter_mut().enumerate() {
-                    // tz[ROW_GROUP + t] is the count t = o - a of the term of a = a0 + g.
-                    let w = &tz[i + tlo + 1..][..ROW_GROUP];
-                    let mut v = *o;
-                    for (g, &x) in xs.iter().enumerate() {
-                        v += x * w[ROW_GROUP - 1 - g];
-                    }
-                    *o = v;
-                }
-            }
+            // did), ROW_GROUP of them at a time in registers, from a copy of the tick's counts
+            // zeroed outside their support (and padded), so the terms the support left out
+            // add exactly 0. Only the outputs' window is zeroed and summed: the running
+            // count's entries outside it are zero without being stored.
+            let (tlo, thi) = support(tick);
+            let (clo, chi) = match support(&cum[wlo..whi]) {
+                (a, b) if a < b => (wlo + a, wlo + b),
+                _ => (0, 0),
+            };
             len += cap;
-            cum[..len].copy_from_slice(&acc[..len]);
+            if clo < chi && tlo < thi {
+                let (olo, ohi) = (clo + tlo, chi - 1 + thi);
+                acc[olo..ohi].iter_mut().for_each(|x| *x = 0.0);
+                tzp.iter_mut().for_each(|x| *x = 0.0);
+                tzp[ROW_GROUP + tlo..ROW_GROUP + thi].copy_from_slice(&tick[tlo..thi]);
+                for a0 in (clo..chi).step_by(ROW_GROUP) {
+                    let xs: [f64; ROW_GROUP] =
+                        std::array::from_fn(|g| if a0 + g < chi { cum[a0 + g] } else { 0.0 });
+                    let (olo, ohi) = (a0 + tlo, (a0 + ROW_GROUP - 1).min(chi - 1) + thi);
+                    for (i, o) in acc[olo..ohi].iter_mut().enumerate() {
+                        // tzp[ROW_GROUP + t] is the count t = o - a of the term of a = a0 + g.
+                        let w = &tzp[i + tlo + 1..][..ROW_GROUP];
+                        let mut v = *o;
+                        for (g, &x) in xs.iter().enumerate() {
+                            v += x * w[ROW_GROUP - 1 - g];
+                        }
+                        *o = v;
+                    }
+                }
+                (wlo, whi) = (olo, ohi);
+            } else {
+                (wlo, whi) = (0, 0);
+            }
+            std::mem::swap(cum, acc);
             if let Some(&(at, n)) = next_seg.filter(|&&(_, n)| n == len) {
-                // This horizon's CDF (the counts of tick_no + 1 ticks).
+                // This horizon's CDF (the counts of tick_no + 1 ticks): 0 below the window,
+                // the running sum within, constant above (x + 0 = x).
+                let o = &mut out[at..at + n];
+                o[..wlo].iter_mut().for_each(|x| *x = 0.0);
                 let mut run = 0.0;
-                for (o, &x) in out[at..at + n].iter_mut().zip(&cum[..n]) {
+                for (o, &x) in o[wlo..whi].iter_mut().zip(&cum[wlo..whi]) {
                     run += x;
                     *o = run;
                 }
+                o[whi..].iter_mut().for_each(|x| *x = run);
                 next_seg = seg.next();
             }
             if tick_no + 1 < self.horizon {
-                self.evolve(&mut comp, &mut next);
-                std::mem::swap(&mut comp, &mut next);
+                self.evolve(comp, next);
+                std::mem::swap(comp, next);
             }
         }
-        debug_assert!(next_seg.is_none() && len == len_max);
-        out.into_boxed_slice()
+        debug_assert!(next_seg.is_none() && len == self.cdf_len);
+    }
+}
+
+/// The buffers of one count-table row's build (`Model::build_row_into`).
+struct RowScratch {
+    comp: Vec<f64>,
+    next: Vec<f64>,
+    tick: Vec<f64>,
+    /// The tick's counts within their support, ROW_GROUP zeros either side.
+    tzp: Vec<f64>,
+    cum: Vec<f64>,
+    acc: Vec<f64>,
+    out: Vec<f64>,
+}
+
+impl RowScratch {
+    fn new(m: &Model) -> RowScratch {
+        RowScratch {
+            comp: vec![0.0; m.states()],
+            next: vec![0.0; m.states()],
+            tick: vec![0.0; m.cap + 1],
+            tzp: vec![0.0; m.cap + 1 + 2 * ROW_GROUP],
+            cum: vec![0.0; m.cdf_len],
+            acc: vec![0.0; m.cdf_len],
+            out: vec![0.0; m.row_len],
+        }
     }
 }
 
@@ -1689,6 +1749,144 @@ mod tests {
         }
     }
 
+    /// A count-table row as `build_row` built it before its scratch was shared and its
+    /// convolution summed output by output: fresh buffers per row, the running count zeroed
+    /// whole each tick, and each running count's terms added ROW_GROUP at a time into the
+    /// outputs.
+    fn build_row_grouped(m: &Model, s: usize) -> Box<[f64]> {
+        let (ns, cap, len_max) = (m.states(), m.cap, m.cdf_len);
+        let mut comp = vec![0.0; ns];
+        let mut next = vec![0.0; ns];
+        let mut tick = vec![0.0; cap + 1];
+        let mut tz = vec![0.0; cap + 1 + 2 * ROW_GROUP];
+        let mut cum = vec![0.0; len_max];
+        let mut acc = vec![0.0; len_max];
+        comp[s] = 1.0;
+        cum[0] = 1.0;
+        let mut len = 1;
+        let mut out = vec![0.0; m.row_len];
+        let mut seg = m.segments.iter();
+        let mut next_seg = seg.next();
+        for tick_no in 0..m.horizon {
+            // One tick's count: the sum over the states with probability of p x pmf, each
+            // count's terms in increasing state order (counts outside a state's support add
+            // nothing), ROW_GROUP states at a time: each count's sum takes a group's terms
+            // in registers, where adding state by state stored every count once per state and
+            // waited on the store at the next (the pmf beyond a state's support is zero in
+            // `pois_clipped` and a dead state's p is zero: their products add exactly 0).
+            tick.iter_mut().for_each(|x| *x = 0.0);
+            for j0 in (0..ns).step_by(ROW_GROUP) {
+                let ps: [f64; ROW_GROUP] = std::array::from_fn(|g| match comp.get(j0 + g) {
+                    Some(&p) if p >= NEGLIGIBLE => p,
+                    _ => 0.0,
+                });
+                let (mut lo, mut hi) = (usize::MAX, 0);
+                for (g, &p) in ps.iter().enumerate() {
+                    if p != 0.0 {
+                        let (l, h) = m.pois_support[j0 + g];
+                        if l < h {
+                            (lo, hi) = (lo.min(l), hi.max(h));
+                        }
+                    }
+                }
+                if lo >= hi {
+                    continue;
+                }
+                let rows: [&[f64]; ROW_GROUP] = std::array::from_fn(|g| {
+                    let j = (j0 + g).min(ns - 1);
+                    &m.pois_clipped[j * (cap + 1) + lo..j * (cap + 1) + hi]
+                });
+                for (c, t) in tick[lo..hi].iter_mut().enumerate() {
+                    let mut x = *t;
+                    for (&p, row) in ps.iter().zip(&rows) {
+                        x += p * row[c];
+                    }
+                    *t = x;
+                }
+            }
+            // Convolve only over the counts that carry probability: a start state's counts
+            // concentrate around its rate, and the rest of the table is zero. Each output's
+            // terms in increasing order of the running count a (as adding a's row at a time
+            // did), ROW_GROUP of them at a time in registers, from a copy of the tick's
+            // counts zeroed outside their support (and padded), so the terms the support
+            // left out add exactly 0.
+            let (tlo, thi) = support(&tick);
+            let (clo, chi) = support(&cum[..len]);
+            acc[..len + cap].iter_mut().for_each(|x| *x = 0.0);
+            tz.iter_mut().for_each(|x| *x = 0.0);
+            tz[ROW_GROUP + tlo..ROW_GROUP + thi].copy_from_slice(&tick[tlo..thi]);
+            for a0 in (clo..chi).step_by(ROW_GROUP) {
+                let xs: [f64; ROW_GROUP] =
+                    std::array::from_fn(|g| if a0 + g < chi { cum[a0 + g] } else { 0.0 });
+                let (olo, ohi) = (a0 + tlo, (a0 + ROW_GROUP - 1).min(chi - 1) + thi);
+                for (i, o) in acc[olo..ohi].iter_mut().enumerate() {
+                    // tz[ROW_GROUP + t] is the count t = o - a of the term of a = a0 + g.
+                    let w = &tz[i + tlo + 1..][..ROW_GROUP];
+                    let mut v = *o;
+                    for (g, &x) in xs.iter().enumerate() {
+                        v += x * w[ROW_GROUP - 1 - g];
+                    }
+                    *o = v;
+                }
+            }
+            len += cap;
+            cum[..len].copy_from_slice(&acc[..len]);
+            if let Some(&(at, n)) = next_seg.filter(|&&(_, n)| n == len) {
+                // This horizon's CDF (the counts of tick_no + 1 ticks).
+                let mut run = 0.0;
+                for (o, &x) in out[at..at + n].iter_mut().zip(&cum[..n]) {
+                    run += x;
+                    *o = run;
+                }
+                next_seg = seg.next();
+            }
+            if tick_no + 1 < m.horizon {
+                m.evolve(&mut comp, &mut next);
+                std::mem::swap(&mut comp, &mut next);
+            }
+        }
+        debug_assert!(next_seg.is_none() && len == len_max);
+        out.into_boxed_slice()
+    }
+
+    /// The plain (no AVX) build of a row, on fresh scratch.
+    fn plain_row(m: &Model, s: usize) -> Vec<f64> {
+        let mut sc = RowScratch::new(m);
+        m.build_row_body(s, &mut sc);
+        sc.out
+    }
+
+    #[test]
+    fn shared_scratch_rows_equal_the_grouped_build_to_the_bit() {
+        // Every row of Sprout's, Sprout-Rate's and the small configuration: the table (rows
+        // built in turn on one scratch, each on what the last left), the dispatching build
+        // and the plain one on a scratch left by another state's row, against the build
+        // before the scratch was shared.
+        for cfg in [
+            SproutForecastConfig {
+                all_horizons: true,
+                ..SproutForecastConfig::default()
+            },
+            port(),
+            tiny(10.0 / 0.1f64.sqrt()),
+        ] {
+            let m = Model::new(cfg);
+            let mut sc = RowScratch::new(&m);
+            for s in 0..m.states() {
+                let want = build_row_grouped(&m, s);
+                m.build_row_body(m.states() - 1 - s, &mut sc);
+                m.build_row_body(s, &mut sc);
+                let table: Vec<f64> = (0..m.row_len).map(|e| m.table[e * m.stride + s]).collect();
+                for got in [&m.build_row(s)[..], &sc.out[..], &table[..]] {
+                    assert_eq!(got.len(), want.len());
+                    for (e, (a, b)) in want.iter().zip(got).enumerate() {
+                        assert_eq!(a.to_bits(), b.to_bits(), "state {s} entry {e}");
+                    }
+                }
+            }
+        }
+    }
+
     /// A count-table row as `build_row` built it before its sums were grouped: each live
     /// state's pmf added over its support into the tick's counts, state by state, and the
     /// convolution one running count's row at a time.
@@ -1759,7 +1957,7 @@ mod tests {
             let m = Model::new(cfg);
             for s in 0..m.states() {
                 let want = build_row_by_spreading(&m, s);
-                for got in [m.build_row(s), m.build_row_body(s)] {
+                for got in [m.build_row(s).to_vec(), plain_row(&m, s)] {
                     assert!(
                         want.iter()
                             .zip(got.iter())
@@ -1800,7 +1998,7 @@ mod tests {
                 assert_eq!(f.cumulative_forecast(), plain.cumulative_forecast());
             }
             for s in [1, 7, 100, f.model.states() - 1] {
-                let (a, b) = (f.model.build_row(s), f.model.build_row_body(s));
+                let (a, b) = (f.model.build_row(s), plain_row(&f.model, s));
                 assert!(a
                     .iter()
                     .zip(b.iter())
