@@ -195,8 +195,9 @@ pub struct PropRateTargetConfig {
     pub estimator: SlidingWindowConfig,
 }
 
-/// The log-distance between two path points: the one parameter that changes, measured as
-/// T, k_f - 1 (the fill's excess rate) or 1 - k_d (the drain's deficit).
+/// The log-distance between two path points: the sum over the parameters that change of
+/// their log-distances, each measured as T, k_f - 1 (the fill's excess rate) or 1 - k_d (the
+/// drain's deficit).
 fn seg_len(a: &PathPoint, b: &PathPoint) -> f64 {
     (ms(b.t) / ms(a.t)).ln().abs()
         + ((b.k_fill - 1.0) / (a.k_fill - 1.0)).ln().abs()
