@@ -946,14 +946,6 @@ DELAY_TARGET_HELDOUT = [
 ]
 
 
-def _frontier_at(pts: list[tuple[float, float]], target: float) -> float | None:
-    """The best throughput among the fixed-parameter points whose p95 is at most ``target``
-    (the measured frontier as a step function, no interpolation: a point we did not run is
-    not credited); None when no point reaches the target."""
-    ok = [x for d, x in pts if d <= target]
-    return max(ok) if ok else None
-
-
 def _over_starts(rs: list[Any]) -> tuple[float, float]:
     """(median p95 one-way delay, mean throughput) of one setting's runs from several starts."""
     p95 = [_flow(r)["owd_ms"]["p95"] for r in rs]
@@ -1058,7 +1050,7 @@ def delay_target(ctx: Context, rep: Report) -> None:
         for gi, g in enumerate(DELAY_TARGETS):
             v = f"target-{g}ms"
             ctl = _over_starts([runs[(t, st)][len(grid) + gi] for st in starts])
-            both = _judge(rep, exp, t, v, g, ctl, _frontier_at(pts, g), True)
+            both = _judge(rep, exp, t, v, g, ctl, _frontier_throughput_at(pts, g), True)
             if both is not None:
                 counted += 1
                 met += both
@@ -1067,7 +1059,7 @@ def delay_target(ctx: Context, rep: Report) -> None:
             for st in starts:
                 f = _flow(runs[(t, st)][len(grid) + gi])
                 p95, x = f["owd_ms"]["p95"], f["goodput_mbps"]
-                best = _frontier_at([(_flow(r)["owd_ms"]["p95"], _flow(r)["goodput_mbps"])
+                best = _frontier_throughput_at([(_flow(r)["owd_ms"]["p95"], _flow(r)["goodput_mbps"])
                                      for r in runs[(t, st)][: len(grid)]], g)
                 rep.rows.append(Row(ph, t, v, f"owd_p95_ms_start_{st}s", "ms", round(p95, 2)))
                 rep.rows.append(Row(ph, t, v, f"throughput_mbps_start_{st}s", "Mbit/s", round(x, 4)))
@@ -1112,7 +1104,7 @@ def delay_target(ctx: Context, rep: Report) -> None:
         pts = [_over_starts([hruns[(case, st)][i] for st in hstarts]) for i in range(len(grid))]
         for gi, g in enumerate(DELAY_TARGETS):
             ctl = _over_starts([hruns[(case, st)][len(grid) + gi] for st in hstarts])
-            both = _judge(rep, ho, case, f"target-{g}ms", g, ctl, _frontier_at(pts, g), False)
+            both = _judge(rep, ho, case, f"target-{g}ms", g, ctl, _frontier_throughput_at(pts, g), False)
             if both is not None:
                 hcounted += 1
                 hmet += both
