@@ -190,8 +190,8 @@ struct Model {
     /// kernel_below[m]: the sum of kernel[..m]; kernel_above[m]: the sum of kernel[m..].
     kernel_below: Vec<f64>,
     kernel_above: Vec<f64>,
-    /// The kernel with EVOLVE_BLOCK - 1 zeros on either side (moves beyond the reach).
-    kernel_padded: Vec<f64>,
+    /// The kernel reversed: kernel_rev[t] is the move by reach - t bins (`gather`'s order).
+    kernel_rev: Vec<f64>,
     /// exp(-lambda_z x tick): the outage state keeps its mass with this probability.
     stay_outage: f64,
     /// Where an escape from the outage lands, per state (index 0 unused, zero).
@@ -301,12 +301,11 @@ impl Model {
             let j = kernel.len() - 1 - i;
             kernel_above[j] = kernel_above[j + 1] + kernel[j];
         }
-        let pad = vec![0.0; EVOLVE_BLOCK - 1];
-        let kernel_padded = [&pad[..], &kernel[..], &pad[..]].concat();
+        let kernel_rev: Vec<f64> = kernel.iter().rev().copied().collect();
         let mut m = Model {
             cfg,
             rates,
-            kernel_padded,
+            kernel_rev,
             kernel,
             reach,
             kernel_below,
@@ -447,14 +446,22 @@ impl Model {
 
     /// One tick of the model's evolution of `from` into `to` (both normalised or not: the
     /// kernel conserves mass). `from` is spent: its entries below [`NEGLIGIBLE`] are set to
-    /// zero on the way (every caller throws it away after).
-    fn evolve(&self, from: &mut [f64], to: &mut [f64]) {
+    /// zero on the way (every caller throws it away after). `src` is scratch of
+    /// [`Model::sources_len`] entries, zero where this function has not written it (a
+    /// buffer only ever passed here).
+    fn evolve(&self, from: &mut [f64], to: &mut [f64], src: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx") {
             // SAFETY: the processor has AVX (checked just above).
-            return unsafe { self.evolve_avx(from, to) };
+            return unsafe { self.evolve_avx(from, to, src) };
         }
-        self.evolve_body(from, to)
+        self.evolve_body(from, to, src)
+    }
+
+    /// The length of [`Model::evolve`]'s source scratch: the rate bins with `reach` zeros
+    /// on either side.
+    fn sources_len(&self) -> usize {
+        self.states() + 2 * self.reach
     }
 
     /// [`Model::evolve`] compiled for 256-bit vectors. The same result to the bit: its loops
@@ -463,8 +470,8 @@ impl Model {
     /// contracts a product and a sum into one).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
-    unsafe fn evolve_avx(&self, from: &mut [f64], to: &mut [f64]) {
-        self.evolve_body(from, to)
+    unsafe fn evolve_avx(&self, from: &mut [f64], to: &mut [f64], src: &mut [f64]) {
+        self.evolve_body(from, to, src)
     }
 
     /// The evolution as each destination's sum over the sources that reach it, `to[j] =
@@ -474,10 +481,10 @@ impl Model {
     /// so the same result to the bit, but a block of destinations is summed in registers
     /// where spreading loaded and stored every destination once per source, each load
     /// overlapping the last source's stores (a stall per vector). The terms the spreading
-    /// skipped add exactly zero here: sources below [`NEGLIGIBLE`] are zeroed first, and the
-    /// kernel is padded with zeros beyond its reach (x + 0 = x for the non-negative sums).
+    /// skipped add exactly zero here: sources below [`NEGLIGIBLE`] are zeroed first, and
+    /// the sources beyond the bins are zeros in `src` (x + 0 = x for the non-negative sums).
     #[inline(always)]
-    fn evolve_body(&self, from: &mut [f64], to: &mut [f64]) {
+    fn evolve_body(&self, from: &mut [f64], to: &mut [f64], src: &mut [f64]) {
         let n = self.states() - 1;
         let r = self.reach;
         // Where the outage's mass goes, first (the spreading's order: its terms come before
@@ -494,19 +501,24 @@ impl Model {
         }
         // Far from the belief's mass the probabilities are vanishing; spreading them is
         // most of the work of a tick and changes no forecast (NEGLIGIBLE below).
+        // The rate bins' sources, each at src[r + i] (src[r] stands for the outage, which is
+        // no rate bin's source, and the reach either side stays zero: moves from beyond
+        // the bins).
         let (mut first, mut last) = (usize::MAX, 0);
-        for (i, p) in from.iter_mut().enumerate().skip(1) {
+        let bins = &mut src[r + 1..=r + n];
+        for ((i, p), x) in from.iter_mut().enumerate().skip(1).zip(bins) {
             if *p < NEGLIGIBLE {
                 *p = 0.0;
             } else {
                 first = first.min(i);
                 last = i;
             }
+            *x = *p;
         }
         if first > last {
             return;
         }
-        let from = &*from;
+        let (from, src) = (&*from, &*src);
         // Moves below the first bin (lambda went below zero) go to the outage, those above
         // the last bin to the top bin, as kernel tail sums: the sources within reach of
         // either end, in order (kernel_below[0] and kernel_above[2r + 1] are zero: a source
@@ -536,22 +548,27 @@ impl Model {
         let hi = hi.max((lo + blocks * EVOLVE_BLOCK).min(n + 1));
         let mut j = lo;
         while j + EVOLVE_BLOCK <= hi {
-            self.gather::<EVOLVE_BLOCK>(from, to, j, first, last);
+            self.gather::<EVOLVE_BLOCK>(src, to, j, first, last);
             j += EVOLVE_BLOCK;
         }
         while j < hi {
-            self.gather::<1>(from, to, j, first, last);
+            self.gather::<1>(src, to, j, first, last);
             j += 1;
         }
         to[n] = top;
     }
 
-    /// `to[j0..j0 + B]` plus the moves into them from the sources first..=last within reach,
-    /// source by source in increasing order.
+    /// `to[j0..j0 + B]` plus the moves into them from every source within reach, in
+    /// increasing source order: step t adds, to each destination j, the move by r - t bins
+    /// from source j - r + t (`src[j + t]`). One kernel entry per step for the whole block,
+    /// times B adjacent sources: every product is one the evolution needs, where summing
+    /// source by source over a block's reach (its sources' moves into the block, B kernel
+    /// entries each) multiplied a third of its terms by the zeros beyond the kernel's ends.
+    /// Only the steps that take in a source of first..=last (the others are zeros).
     #[inline(always)]
     fn gather<const B: usize>(
         &self,
-        from: &[f64],
+        src: &[f64],
         to: &mut [f64],
         j0: usize,
         first: usize,
@@ -559,13 +576,13 @@ impl Model {
     ) {
         let r = self.reach;
         let mut acc: [f64; B] = std::array::from_fn(|k| to[j0 + k]);
-        let lo = first.max(j0.saturating_sub(r));
-        let hi = last.min(j0 + B - 1 + r);
-        for (i, &p) in from.iter().enumerate().take(hi + 1).skip(lo) {
-            // kernel_padded[PAD + d + r] is the move by d = j - i bins.
-            let k = &self.kernel_padded[j0 + r + EVOLVE_BLOCK - 1 - i..][..B];
-            for (a, &x) in acc.iter_mut().zip(k) {
-                *a += p * x;
+        // Source j - r + t of destination j in j0..j0 + B lies in first..=last.
+        let t0 = (first + r).saturating_sub(j0 + B - 1);
+        let t1 = (last + r + 1).saturating_sub(j0).min(2 * r + 1);
+        for (t, &k) in self.kernel_rev.iter().enumerate().take(t1).skip(t0) {
+            let s: &[f64; B] = src[j0 + t..][..B].try_into().unwrap();
+            for (a, &x) in acc.iter_mut().zip(s) {
+                *a += x * k;
             }
         }
         to[j0..j0 + B].copy_from_slice(&acc);
@@ -661,6 +678,7 @@ impl Model {
         let RowScratch {
             comp,
             next,
+            src,
             tick,
             tzp,
             cum,
@@ -764,7 +782,7 @@ impl Model {
                 next_seg = seg.next();
             }
             if tick_no + 1 < self.horizon {
-                self.evolve(comp, next);
+                self.evolve(comp, next, src);
                 std::mem::swap(comp, next);
             }
         }
@@ -776,6 +794,8 @@ impl Model {
 struct RowScratch {
     comp: Vec<f64>,
     next: Vec<f64>,
+    /// `Model::evolve`'s sources.
+    src: Vec<f64>,
     tick: Vec<f64>,
     /// The tick's counts within their support, ROW_GROUP zeros either side.
     tzp: Vec<f64>,
@@ -789,6 +809,7 @@ impl RowScratch {
         RowScratch {
             comp: vec![0.0; m.states()],
             next: vec![0.0; m.states()],
+            src: vec![0.0; m.sources_len()],
             tick: vec![0.0; m.cap + 1],
             tzp: vec![0.0; m.cap + 1 + 2 * ROW_GROUP],
             cum: vec![0.0; m.cdf_len],
@@ -855,6 +876,8 @@ pub struct SproutForecast {
     percentile: f64,
     belief: Vec<f64>,
     scratch: Vec<f64>,
+    /// `Model::evolve`'s sources.
+    sources: Vec<f64>,
     /// The belief's live runs of states (`Model::live`), kept to spare an allocation a tick.
     runs: Vec<(usize, usize)>,
     /// The cautious forecast, packets over the horizon.
@@ -883,6 +906,7 @@ impl SproutForecast {
         let model = shared_model(cfg);
         let horizons = model.segments.len();
         let ns = model.states();
+        let sources = model.sources_len();
         // No forecast before the first observation (the sender has no rate estimate yet,
         // and the flat prior's would need the whole count table).
         SproutForecast {
@@ -890,6 +914,7 @@ impl SproutForecast {
             percentile,
             belief: vec![1.0 / ns as f64; ns],
             scratch: vec![0.0; ns],
+            sources: vec![0.0; sources],
             runs: Vec::new(),
             forecast: 0,
             cumulative: vec![0; horizons],
@@ -931,7 +956,8 @@ impl SproutForecast {
 
     /// The model's evolution over one tick, no observation (a tick with nothing to learn).
     pub fn evolve(&mut self) {
-        self.model.evolve(&mut self.belief, &mut self.scratch);
+        self.model
+            .evolve(&mut self.belief, &mut self.scratch, &mut self.sources);
         std::mem::swap(&mut self.belief, &mut self.scratch);
         self.normalise();
     }
@@ -1841,7 +1867,7 @@ mod tests {
                 next_seg = seg.next();
             }
             if tick_no + 1 < m.horizon {
-                m.evolve(&mut comp, &mut next);
+                m.evolve(&mut comp, &mut next, &mut vec![0.0; m.sources_len()]);
                 std::mem::swap(&mut comp, &mut next);
             }
         }
@@ -1935,7 +1961,7 @@ mod tests {
                 next_seg = seg.next();
             }
             if tick_no + 1 < m.horizon {
-                m.evolve(&mut comp, &mut next);
+                m.evolve(&mut comp, &mut next, &mut vec![0.0; m.sources_len()]);
                 std::mem::swap(&mut comp, &mut next);
             }
         }
@@ -1984,8 +2010,10 @@ mod tests {
             let mut plain = f.clone();
             for obs in varied_observations(150) {
                 let (mut a, mut b) = (vec![0.0; f.belief.len()], vec![0.0; f.belief.len()]);
-                f.model.evolve(&mut f.belief.clone(), &mut a);
-                f.model.evolve_body(&mut f.belief.clone(), &mut b);
+                f.model
+                    .evolve(&mut f.belief.clone(), &mut a, &mut f.sources.clone());
+                f.model
+                    .evolve_body(&mut f.belief.clone(), &mut b, &mut f.sources.clone());
                 assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
                 f.tick(obs);
                 plain.evolve();
@@ -2051,7 +2079,8 @@ mod tests {
             for obs in varied_observations(300) {
                 let want = evolve_by_spreading(&f.model, &f.belief);
                 let mut got = vec![f64::NAN; want.len()];
-                f.model.evolve(&mut f.belief.clone(), &mut got);
+                f.model
+                    .evolve(&mut f.belief.clone(), &mut got, &mut f.sources.clone());
                 assert!(
                     want.iter()
                         .zip(&got)
