@@ -569,3 +569,39 @@ fn sprout_without_sack_comes_out_of_an_outage_without_a_fast_retransmit() {
     // 7 s of link at 500 packets/s is 3.5 MB: the transfer goes on as with SACK.
     assert!(r.read > 3_000_000, "{} bytes read", r.read);
 }
+
+/// Issue 13, data both ways without SACK: the peer's own Sprout sender sends heartbeats too
+/// (empty segments with PSH, carrying its ACK of our data). Before the peer's receiver has a
+/// forecast they carry no Sprout option, so the count could not tell them from a receiver's
+/// duplicate ACK; while our data was outstanding, three of them (heartbeats the peer sent
+/// before our data reached it, held in a slow uplink) started a fast retransmit of data
+/// already delivered (a web page's requests and responses over TMobile-UMTS-driving: two of
+/// six connections retransmitted the start of a response). A heartbeat is the peer's
+/// sender's, never a signal of its receiver: no duplicate ACK.
+#[test]
+fn the_peers_heartbeats_are_not_duplicate_acks_without_sack() {
+    let mut a = stalled_sprout_without_sack();
+    for (i, t) in [110, 111, 112, 113].into_iter().enumerate() {
+        // The peer's heartbeat: its ACK of offset 4000 (nothing new), no option, PSH.
+        let mut hb = script::ack(4000, &[]);
+        hb.flags = hb.flags | Flags::PSH;
+        a.handle_segment(ms(t), &hb);
+        let out = script::drain(&mut a, ms(t));
+        assert!(
+            out.iter().all(|s| s.payload_len == 0),
+            "heartbeat {i}: {out:#?}"
+        );
+    }
+    assert_eq!(a.stats().dup_acks_received, 0);
+    assert_eq!(a.stats().fast_retransmits, 0);
+    assert!(!a.in_recovery());
+    // The same segments without PSH (a receiver's ACKs with no option: data arrived above
+    // the hole before its first forecast) are duplicates.
+    for (i, t) in [120, 121, 122].into_iter().enumerate() {
+        a.handle_segment(ms(t), &script::ack(4000, &[]));
+        let out = script::drain(&mut a, ms(t));
+        let want: &[u32] = if i < 2 { &[] } else { &[4000] };
+        assert_eq!(script::offs(&out), want, "duplicate ACK {i}");
+    }
+    assert_eq!(a.stats().fast_retransmits, 1);
+}

@@ -1099,7 +1099,20 @@ impl Endpoint {
         // fast retransmit. A receiver sends a true one when data arrives out of order, which
         // raises the count of its option: a Sprout ACK whose count did not move is no
         // duplicate (as with SACK, where a duplicate must newly SACK data).
+        // The peer's own heartbeats (an empty segment with PSH from its sender, when data
+        // flows both ways) carry its ACK too, and no option before its receiver's first
+        // forecast: they are its sender's, never a duplicate ACK (issue 13: three of them,
+        // held in a slow uplink, arrived while our data was outstanding and started a fast
+        // retransmit of data already delivered).
         let sprout_news = match (seg.options.sprout(), &self.cc) {
+            (_, Cc::Sprout(_))
+                if self.sprout_ok
+                    && seg.payload_len == 0
+                    && !seg.flags.fin()
+                    && seg.flags.contains(Flags::PSH) =>
+            {
+                false
+            }
             (Some(f), Cc::Sprout(_)) => {
                 self.sprout_count_seen.replace(f.received()) != Some(f.received())
             }
