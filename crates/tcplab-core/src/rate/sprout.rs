@@ -80,7 +80,11 @@
 //! ACK and window, no data, while data is outstanding), so the sender counts an ACK as a
 //! duplicate only when the option's count (the highest offset received) moved: data arrived
 //! above a hole (issue 13; the implementation, over UDP, has no duplicate ACKs and never
-//! retransmits). Nor does RFC 3042 limited transmit apply: added to a window reported as
+//! retransmits). The peer's own heartbeats, when data flows both ways (a web page's requests
+//! and responses), carry its ACK of our data and, before its receiver's first forecast, no
+//! option: they are never counted as duplicate ACKs either (three of them, held in a slow
+//! uplink, once arrived while a response was outstanding and started a fast retransmit of
+//! data already delivered). Nor does RFC 3042 limited transmit apply: added to a window reported as
 //! pipe plus the allowance, it sent the whole send buffer. Its few bytes are not added to the sender's queue
 //! estimate (the implementation adds them; they are 52 bytes against 1448-byte segments).
 //!
