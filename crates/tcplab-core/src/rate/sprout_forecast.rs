@@ -1266,14 +1266,7 @@ fn run_sums_plain<const W: usize>(
     let (k0, k1) = (s0 / 4, s1 / 4);
     let rows = m.entries::<W>(e, k0 * 4, (k1 + 1 - k0) * 4);
     for kb in k0..=k1 {
-        let b: [f64; 4] = std::array::from_fn(|l| {
-            let s = kb * 4 + l;
-            if s >= s0 && s <= s1 {
-                belief[s]
-            } else {
-                0.0
-            }
-        });
+        let b = run_block(belief, s0, s1, kb);
         let i = (kb - k0) * 4;
         let t: [&[f64; 4]; W] = std::array::from_fn(|j| rows[j][i..i + 4].try_into().unwrap());
         add_block(acc, &b, &t);
@@ -1299,17 +1292,7 @@ unsafe fn run_sums_avx<const W: usize>(
     let (k0, k1) = (s0 / 4, s1 / 4);
     let rows = m.entries::<W>(e, k0 * 4, (k1 + 1 - k0) * 4);
     // The run's first and last blocks, with the states outside it as zeros.
-    let edge = |kb: usize| {
-        let b: [f64; 4] = std::array::from_fn(|l| {
-            let s = kb * 4 + l;
-            if s >= s0 && s <= s1 {
-                belief[s]
-            } else {
-                0.0
-            }
-        });
-        _mm256_loadu_pd(b.as_ptr())
-    };
+    let edge = |kb: usize| _mm256_loadu_pd(run_block(belief, s0, s1, kb).as_ptr());
     let add = |v: &mut [__m256d; W], b: __m256d, i: usize| {
         for (x, row) in v.iter_mut().zip(&rows) {
             let tj = _mm256_loadu_pd(row[i..i + 4].as_ptr());
@@ -1336,6 +1319,20 @@ unsafe fn run_sums_avx<const W: usize>(
     for (a, x) in acc.iter_mut().zip(&v) {
         _mm256_storeu_pd(a.as_mut_ptr(), *x);
     }
+}
+
+/// Block `kb` of the belief (states 4 kb .. 4 kb + 3), the states outside the run s0..=s1 as
+/// zeros.
+#[inline(always)]
+fn run_block(belief: &[f64], s0: usize, s1: usize, kb: usize) -> [f64; 4] {
+    std::array::from_fn(|l| {
+        let s = kb * 4 + l;
+        if s >= s0 && s <= s1 {
+            belief[s]
+        } else {
+            0.0
+        }
+    })
 }
 
 /// One block's products into the lanes: `acc[j][l] += b[l] x t[j][l]`.
@@ -1597,6 +1594,14 @@ mod tests {
     }
 
     /// The implementation's parameters at Sprout-Rate's 100 ms tick.
+    /// Sprout's own forecaster (`rate::sprout`): every horizon.
+    fn sprout() -> SproutForecastConfig {
+        SproutForecastConfig {
+            all_horizons: true,
+            ..SproutForecastConfig::default()
+        }
+    }
+
     fn port() -> SproutForecastConfig {
         SproutForecastConfig {
             tick: Duration::from_millis(100),
@@ -1718,10 +1723,7 @@ mod tests {
 
     #[test]
     fn warm_started_quantile_is_the_bisections_from_any_guess() {
-        let cfg = SproutForecastConfig {
-            all_horizons: true,
-            ..SproutForecastConfig::default()
-        };
+        let cfg = sprout();
         let mut f = SproutForecast::new(cfg);
         let mut checked = 0;
         for obs in varied_observations(200) {
@@ -1776,10 +1778,7 @@ mod tests {
         // Beliefs with holes anywhere (runs of live states starting at every offset modulo
         // four, the outage alone or with the rates), every horizon, entries across the
         // rows: the blocked sums are the row-by-row sums to the bit.
-        let cfg = SproutForecastConfig {
-            all_horizons: true,
-            ..SproutForecastConfig::default()
-        };
+        let cfg = sprout();
         let f = SproutForecast::new(cfg);
         let m = &f.model;
         let rows: Vec<_> = (0..m.states()).map(|s| m.build_row(s)).collect();
@@ -1838,14 +1837,7 @@ mod tests {
     fn entry_major_table_holds_every_row_to_the_bit() {
         // The table the forecast reads is the rows `build_row` computes, entry e of state s
         // at [e * stride + s], zero for the padding states, in both configurations.
-        for cfg in [
-            SproutForecastConfig {
-                all_horizons: true,
-                ..SproutForecastConfig::default()
-            },
-            port(),
-            tiny(10.0 / 0.1f64.sqrt()),
-        ] {
+        for cfg in [sprout(), port(), tiny(10.0 / 0.1f64.sqrt())] {
             let m = Model::new(cfg);
             assert_eq!(m.stride % 4, 0);
             assert!(m.stride >= m.states() && m.stride < m.states() + 4);
@@ -1881,14 +1873,7 @@ mod tests {
         // built in turn on one scratch, each on what the last left), the dispatching build
         // and the plain one on a scratch left by another state's row, against a row built
         // on fresh scratch.
-        for cfg in [
-            SproutForecastConfig {
-                all_horizons: true,
-                ..SproutForecastConfig::default()
-            },
-            port(),
-            tiny(10.0 / 0.1f64.sqrt()),
-        ] {
+        for cfg in [sprout(), port(), tiny(10.0 / 0.1f64.sqrt())] {
             let m = Model::new(cfg);
             let ticks = m.tick_counts();
             let mut sc = RowScratch::new(&m);
@@ -1977,14 +1962,7 @@ mod tests {
         // state's belief evolved forward tick by tick: the same probabilities up to rounding
         // and the forward build's dropping of states below NEGLIGIBLE.
         let mut worst = 0.0f64;
-        for cfg in [
-            SproutForecastConfig {
-                all_horizons: true,
-                ..SproutForecastConfig::default()
-            },
-            port(),
-            tiny(10.0 / 0.1f64.sqrt()),
-        ] {
+        for cfg in [sprout(), port(), tiny(10.0 / 0.1f64.sqrt())] {
             let m = Model::new(cfg);
             let ticks = m.tick_counts();
             for s in 0..m.states() {
@@ -2076,13 +2054,7 @@ mod tests {
         // forward: the same cautious forecasts at every tick and horizon (the tables differ
         // by rounding; a quantile moves only if a mixture's CDF lands within that of the
         // percentile).
-        for cfg in [
-            SproutForecastConfig {
-                all_horizons: true,
-                ..SproutForecastConfig::default()
-            },
-            port(),
-        ] {
+        for cfg in [sprout(), port()] {
             let mut forward = Model::new(cfg);
             let st = forward.stride;
             for s in 0..forward.states() {
@@ -2109,13 +2081,7 @@ mod tests {
     fn vector_builds_equal_the_plain_ones_to_the_bit() {
         // On a processor with AVX the dispatching functions run the AVX builds: the same
         // evolution, count-table rows and forecasts as the plain builds, bit for bit.
-        for cfg in [
-            SproutForecastConfig {
-                all_horizons: true,
-                ..SproutForecastConfig::default()
-            },
-            port(),
-        ] {
+        for cfg in [sprout(), port()] {
             let mut f = SproutForecast::new(cfg);
             let mut plain = f.clone();
             for obs in varied_observations(150) {
