@@ -56,8 +56,8 @@ def _page(trace: str, sack: bool) -> dict:
             "downlink": {"trace": f"{path}.down", "delay": "20ms", "queue": "1MB"},
             "uplink": {"trace": f"{path}.up", "delay": "20ms", "queue": "1MB"},
         },
-        "pages": [{"client": "client", "server": "server", "model": "httparchive-2012", "cc": "sprout",
-                   "tcp": {"sack": sack}}],
+        "pages": [{"client": "client", "server": "server", "model": "httparchive-2012",
+                   "cc": "sprout", "tcp": {"sack": sack}}],
     }))
     assert res.summary["invariants"]["ok"], res.summary["invariants"]
     return res.summary

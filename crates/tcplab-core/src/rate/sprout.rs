@@ -84,9 +84,10 @@
 //! and responses), carry its ACK of our data and, before its receiver's first forecast, no
 //! option: they are never counted as duplicate ACKs either (three of them, held in a slow
 //! uplink, once arrived while a response was outstanding and started a fast retransmit of
-//! data already delivered). Nor does RFC 3042 limited transmit apply: added to a window reported as
-//! pipe plus the allowance, it sent the whole send buffer. Its few bytes are not added to the sender's queue
-//! estimate (the implementation adds them; they are 52 bytes against 1448-byte segments).
+//! data already delivered). Nor does RFC 3042 limited transmit apply: added to a window
+//! reported as pipe plus the allowance, it sent the whole send buffer. Its few bytes are not
+//! added to the sender's queue estimate (the implementation adds them; they are 52 bytes
+//! against 1448-byte segments).
 //!
 //! We first sent a full-size segment of new data as the heartbeat. On a link slower than
 //! 20 segments per second that is a floor above the link's rate: on Verizon-EVDO-driving

@@ -578,10 +578,10 @@ impl Model {
     /// count over the horizon: the count of each tick is that of the (evolving) belief, then
     /// the belief evolves one tick (the implementation's order in `ProcessForecastInterval`),
     /// the ticks' counts independent (the implementation convolves them), each tick's from
-    /// [`Model::tick_counts`]. Every row, up front: a belief spreads its 1e-12 tail over most states (on a 90 s LTE
-    /// trace Sprout's forecast asked for all 65 blocks of four rows when they were built on
-    /// first use), and a row is a pure function of the parameters, so when it is built
-    /// changes nothing.
+    /// [`Model::tick_counts`]. Every row, up front: a belief spreads its 1e-12 tail over most
+    /// states (on a 90 s LTE trace Sprout's forecast asked for all 65 blocks of four rows
+    /// when they were built on first use), and a row is a pure function of the parameters,
+    /// so when it is built changes nothing.
     ///
     /// Entry-major, because the forecast reads the same entry (a few adjacent ones) of every
     /// live state's row: consecutive states' entries are adjacent, so a pass over ~200 live
