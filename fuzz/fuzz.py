@@ -2570,6 +2570,12 @@ def run_isolated(ctx: Ctx, case: Case) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # `nested_junk` may land inside an earlier mutation's junk (depth 200 within depth 200):
+    # writing such a case recursed past Python's default limit of 1000 frames (three per
+    # level) and the campaign counted its own RecursionError as a failure. The simulator
+    # rejects anything nested beyond 32 levels with a clean error; the fuzzer must be able
+    # to write it first.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
     ap = argparse.ArgumentParser(prog="fuzz.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mode", choices=["valid", "malformed", "both"], default="both")
     ap.add_argument("--seconds", type=float, default=60.0, help="time budget: no new case starts after it (default 60)")
