@@ -2025,23 +2025,7 @@ mod tests {
                     }
                     // One tick forward, every term (the spreading without the NEGLIGIBLE
                     // cut).
-                    let mut next = vec![0.0; ns];
-                    let n = ns - 1;
-                    let r = m.reach;
-                    next[0] += belief[0] * m.stay_outage;
-                    for j in 1..=n {
-                        next[j] += belief[0] * (1.0 - m.stay_outage) * m.escape[j];
-                    }
-                    for (i, &p) in belief.iter().enumerate().skip(1) {
-                        let lo = (r + 1).saturating_sub(i);
-                        let hi = (n + r + 1 - i).min(2 * r + 1);
-                        next[0] += p * m.kernel_below[lo];
-                        next[n] += p * m.kernel_above[hi];
-                        for kk in lo..hi {
-                            next[i + kk - r] += p * m.kernel[kk];
-                        }
-                    }
-                    belief = next;
+                    belief = spread_sources_above(&m, &belief, 0.0);
                 }
             }
         }
@@ -2114,6 +2098,11 @@ mod tests {
     /// turn (sources in increasing order, the outage's first), skipping sources below
     /// NEGLIGIBLE. `Model::evolve` sums the same terms destination by destination.
     fn evolve_by_spreading(m: &Model, from: &[f64]) -> Vec<f64> {
+        spread_sources_above(m, from, NEGLIGIBLE)
+    }
+
+    /// [`evolve_by_spreading`] skipping the sources below `cut` (0: none).
+    fn spread_sources_above(m: &Model, from: &[f64], cut: f64) -> Vec<f64> {
         let n = m.states() - 1;
         let r = m.reach;
         let mut to = vec![0.0; n + 1];
@@ -2125,7 +2114,7 @@ mod tests {
             }
         }
         for (i, &p) in from.iter().enumerate().skip(1) {
-            if p < NEGLIGIBLE {
+            if p < cut {
                 continue;
             }
             let lo = (r + 1).saturating_sub(i);
