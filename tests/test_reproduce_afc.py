@@ -43,11 +43,13 @@ def test_quick_reproduction_rows_and_qualitative_results(tmp_path: Path):
         # of the ideal performance" (ours within a 10% margin).
         assert dflt <= 0.66 * ideal, (s, dflt, ideal)
     # The paper's statements as claims: "up to 85%" is a maximum over the scenarios (a
-    # value), the gains a value for scenario 5 and a bound for the others.
+    # value), the gains a value for scenario 5 and a bound for the others; "between 83 and
+    # 96 % of ideal" for all RTTs, bounds on the worst RTTs.
     assert by[("table3-summary", "scenarios-1-5", "afc", "max_fraction_of_ideal")]["paper"] == 0.85
     assert by[("table3", "scenario-5", "afc", "gain_over_default")]["paper"] == 0.5
     assert by[("table3", "scenario-1", "afc", "gain_over_default")]["paper"] == {"min": 1.0}
-    assert by[("fig7a-summary", "rtt-530ms", "afc", "fraction_of_ideal")]["paper"] == {"min": 0.83, "max": 0.96}
+    assert by[("fig7a-summary", "all-rtts", "afc", "min_fraction_of_ideal")]["paper"] == {"min": 0.83}
+    assert by[("fig7a-summary", "all-rtts", "afc", "max_fraction_of_ideal")]["paper"] == {"max": 0.96}
     # Section 2.4.2: the default's zero windows, sub-segment windows counted, beside the
     # paper's 328, per receiver variant; in steady state our default stalls once per 3-slot
     # cycle (600 s / 1.59 s = 377), the behaviour the paper's account describes.
