@@ -26,11 +26,12 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
         assert FIELDS <= set(row) <= FIELDS | ROW_OPTIONAL, row
         # Only the time of an event that did not happen is empty (the report says why).
         assert isinstance(row["ours"], (int, float)) or row["metric"].endswith("_s"), row
-        # Every row that disagrees with the paper carries its own explanation (issue 17).
+        # Every row that disagrees with the paper carries a note of its own (issue 17); it
+        # counts as explained only when it reads a measured row (issue 35).
         if row.get("consistent") is False:
             assert row.get("note"), row
-        if row["paper"] and row["ours"] is None:
-            assert row.get("note") or row["experiment"] == "tolerance-20pct", row
+        if row["paper"] is not None and row["ours"] is None:
+            assert row.get("note"), row
     by = {(x["experiment"], x["case"], x["variant"], x["metric"]): x["ours"] for x in rows}
 
     # The row contract: every target row has its throughput row, and vice versa.
@@ -44,11 +45,11 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
     assert 200 < t["tcp4"] < 300
     assert abs(sum(t.values()) - 2250) < 1
     assert abs(t["tcp2"] / t["tcp1"] - 2) < 1e-3 and abs(t["tcp3"] / t["tcp1"] - 3) < 1e-3
-    assert by[("remote-bottleneck", "control", "darca", "learning_starts_s")] > 100
+    assert by[("remote-bottleneck", "control", "darca", "learning_delay_s")] > 0
     for u in ("tcp1", "tcp2", "tcp3"):
         thr = by[("remote-bottleneck", f"stable/{u}", "darca", "throughput_kbps")]
-        ok = abs(thr / t[u] - 1) <= 0.1
-        assert by[("verdicts", f"remote-bottleneck/{u}", "darca", "local_within_10pct")] == (1.0 if ok else 0.0)
+        # The verdict row is the rate over the target (the criterion: within 10%).
+        assert abs(by[("verdicts", f"remote-bottleneck/{u}", "darca", "throughput_to_target")] - thr / t[u]) < 2e-3
         # The explanation's measurement: a locally bottlenecked connection's mean window, a
         # handful of segments at these rates.
         assert 3 < by[("remote-bottleneck", f"stable/{u}", "darca", "cwnd_mean_pkts")] < 60
@@ -62,7 +63,7 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
     assert by[("join-leave", "100-200s/tcp1", "darca", "target_kbps")] == by[("join-leave", "100-200s/tcp3", "darca", "target_kbps")]
 
     # Fig. 7: the stopped TCP_2's share goes to TCP_1 (750 kbit/s in [300 s, restart)).
-    k = next(c for (e, c, v, m) in by if e == "network-events" and c.startswith("300-") and c.endswith("/tcp1"))
+    k = next(c for (e, c, v, m) in by if e == "network-events" and c.startswith("300s-to-restart") and c.endswith("/tcp1"))
     assert by[("network-events", k, "darca", "target_kbps")] == 750
     assert by[("network-events", k.replace("tcp1", "tcp2"), "darca", "throughput_kbps")] == 0
 
@@ -72,9 +73,15 @@ def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
     assert c["class1"] < 1500 and abs(sum(c.values()) - 6000) < 1 and abs(c["class2"] / c["class3"] - 2) < 1e-3
     cv = {(v, u): by[("per-class", f"oscillation/{u}", v, "per_flow_goodput_cv")]
           for v in ("per-class", "per-connection") for u in ("class1", "class2", "class3")}
-    more = sum(cv[("per-class", u)] > cv[("per-connection", u)] for u in ("class1", "class2", "class3"))
-    assert by[("verdicts", "per-class/oscillation", "per-class-vs-per-connection", "more_oscillation_per_class")] == (1.0 if more >= 2 else 0.0)
+    # "per class control also increases the oscillation" (4.3): the worst class's ratio.
+    worst = min(cv[("per-class", u)] / cv[("per-connection", u)] for u in ("class1", "class2", "class3"))
+    row = by[("per-class", "oscillation/all-classes", "per-class-vs-per-connection", "min_cv_ratio")]
+    assert abs(row / worst - 1) < 0.02, (row, worst)
 
 
 def test_quick_and_full_are_the_same_runs(tmp_path: Path):
-    assert _rows(tmp_path / "q", "--quick") == _rows(tmp_path / "f")
+    # The same rows and verdicts; a quick row also says how it stands to the recorded full run.
+    def strip(rows: list[dict]) -> list[dict]:
+        return [{k: v for k, v in x.items() if k not in ("unchecked", "indicative")} for x in rows]
+
+    assert strip(_rows(tmp_path / "q", "--quick")) == strip(_rows(tmp_path / "f"))
