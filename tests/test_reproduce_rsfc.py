@@ -21,7 +21,8 @@ def _rows(tmp_path: Path, *args: str) -> list[dict]:
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert "Receiver-Side Flow Control" in d["paper"]
-    return d["rows"]
+    # Whether a row was covered by the recorded quick check is quick mode's alone.
+    return [{k: v for k, v in row.items() if k not in ("unchecked", "indicative")} for row in d["rows"]]
 
 
 def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):

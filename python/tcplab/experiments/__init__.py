@@ -129,6 +129,9 @@ class Row:
 
     @property
     def claim(self) -> Claim | None:
+        if self.verdict and isinstance(self.paper, (int, float)):
+            # A yes/no judgement holds or it does not: no tolerance.
+            return Claim.value(float(self.paper), abs_tol=0.0, why="a yes/no judgement of the claim")
         return as_claim(self.paper)
 
     def consistent(self) -> bool | None:

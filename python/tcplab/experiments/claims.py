@@ -108,6 +108,8 @@ class Claim:
         ``v ± tolerance``."""
         if self.is_point:
             assert self.lo is not None
+            if self.abs_tol == 0:
+                return []  # an exact value (a yes/no verdict): no threshold to be near
             if self.abs_tol is not None:
                 return [self.lo - self.abs_tol, self.lo + self.abs_tol]
             if self.lo == 0:
@@ -173,7 +175,9 @@ class Claim:
 
     def text(self, fmt: Callable[[float | None], str]) -> str:
         if self.is_point:
-            if self.abs_tol is not None:
+            if self.abs_tol == 0:
+                s = fmt(self.lo)
+            elif self.abs_tol is not None:
                 s = f"{fmt(self.lo)} ± {fmt(self.abs_tol)}"
             else:
                 s = f"{fmt(self.lo)} ± {self.point_tolerance * 100:g}%"
