@@ -64,6 +64,8 @@ class Row:
     #: run, so the JSON of a plain reproduction stays as it was. (Both flags are keyword-only:
     #: given by position, a module's ``verdict`` once landed in ``indicative``.)
     verdict: bool = field(default=False, kw_only=True)
+    source: str | None = field(default=None, kw_only=True)
+    spread: float | None = field(default=None, kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -71,11 +73,16 @@ class Row:
         d["paper"] = None if claim is None else claim.to_json()
         if claim is not None:
             d["consistent"] = claim.consistent(self.ours)
+            if claim.why:
+                d["why"] = claim.why
         if not self.note:
             del d["note"]
         elif isinstance(self.note, Note):
             raise NoteError(f"{self.id}: the note was not resolved (Report.resolve_notes)")
         del d["verdict"]
+        for k in ("source", "spread"):
+            if d[k] is None:
+                del d[k]
         if not self.indicative:
             del d["indicative"]
         return d
@@ -474,3 +481,17 @@ def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, se
             with contextlib.suppress(OSError):
                 rep.beside.out.rmdir()  # only if the refused pass left it empty
     return rep
+
+
+@dataclass
+class PaperClaim:
+    where: str
+    text: str
+    rows: tuple
+
+
+def every_case(rows, claim, *, experiment, case, variant, metric, unit=""):
+    vals = [r for r in rows if r.ours is not None]
+    pick = min if claim.hi is None else max
+    w = pick(vals, key=lambda r: r.ours)
+    return Row(experiment, case, variant, metric, unit, w.ours, claim, note=Note("worst case: {c}", c=Fact(w.case)))

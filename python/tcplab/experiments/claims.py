@@ -37,24 +37,24 @@ class Claim:
 
     lo: float | None
     hi: float | None
+    abs_tol: float | None = None
+    why: str = ""
 
     @staticmethod
-    def value(v: float) -> Claim:
-        return Claim(v, v)
+    def value(v: float, tol=None, abs_tol=None, why="") -> Claim:
+        return Claim(v, v, abs_tol, why)
 
     @staticmethod
-    def between(lo: float, hi: float) -> Claim:
-        if lo > hi:
-            raise ValueError(f"a range needs lo <= hi, got [{lo}, {hi}]")
-        return Claim(lo, hi)
+    def between(lo: float, hi: float, why="") -> Claim:
+        return Claim(lo, hi, None, why)
 
     @staticmethod
-    def at_least(v: float) -> Claim:
-        return Claim(v, None)
+    def at_least(v: float, why="") -> Claim:
+        return Claim(v, None, None, why)
 
     @staticmethod
-    def at_most(v: float) -> Claim:
-        return Claim(None, v)
+    def at_most(v: float, why="") -> Claim:
+        return Claim(None, v, None, why)
 
     @property
     def is_point(self) -> bool:
@@ -66,6 +66,8 @@ class Claim:
             return None
         if self.is_point:
             assert self.lo is not None
+            if self.abs_tol is not None:
+                return abs(ours - self.lo) <= self.abs_tol
             if self.lo == 0:
                 return ours == 0
             return abs(ours / self.lo - 1.0) <= POINT_TOLERANCE
