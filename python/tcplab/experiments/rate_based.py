@@ -7,8 +7,9 @@ Mahimahi cellular traces (``trace``, ``congested-uplink``). The thesis states fe
 its text (most results are figures): those it states are in the ``paper`` column, as it states
 them (a value, a range such as "between 2 to 4 times", a bound such as "at least 75%"); every
 other row has ``paper = None`` and is there to be read against the figure named in its
-experiment. Every row that disagrees carries its own explanation, its numbers from this run's
-rows (issue 17).
+experiment. A row that disagrees is explained by a note reading the measured rows that show the
+mechanism, or counted unexplained (issue 35); ``CLAIMS`` lists the thesis's claims and their
+rows, ``BESIDE`` the ns-2 agent of ``--beside ns2``.
 """
 
 from __future__ import annotations
@@ -1789,9 +1790,11 @@ def reproduce(ctx: Context) -> Report:
         "longer ({dur} here).", d=Fact(4), leaf=Fact(4), lags=Fact(3), g=Fact(1.25), train=Fact(PROTEUS_TRAIN_S, "s"),
         dur=Fact(20 if ctx.quick else 90, "s")))
     rep.notes.append(
-        "`paper` holds what the thesis states in its text (a value, a range such as \"between 2 to 4 times\", or a "
-        "bound such as \"at least\"); the other rows are to be read against the figure named by the experiment. "
-        "Every row that disagrees with the thesis carries its own explanation, from this run's rows.")
+        "`paper` holds what the thesis states (a value with its tolerance, a range such as \"between 2 to 4 times\", "
+        "a bound such as \"at least\", or the worst case over \"all the traces\"), each with its reading; a "
+        "qualitative claim's reading is given as such. Criteria that are not the thesis's (the Sprout paper's delay "
+        "target, issue 13's delay-target acceptance) name their source. A row that disagrees is explained only by a "
+        "note that reads the measured rows showing the mechanism; the others are counted unexplained.")
     slow_uplink(ctx, rep)
     concurrent_upload(ctx, rep)
     normal(ctx, rep)
