@@ -23,15 +23,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 
+#: The fields a reproduction's row always has in rows.json, and those it may have.
+ROW_FIELDS = {"experiment", "case", "variant", "metric", "unit", "ours", "paper"}
+ROW_OPTIONAL = {"note", "consistent", "status", "indicative", "unchecked", "tolerance", "why", "cause", "source",
+                "spread", "over", "explained_by"}
+
+
 def tcplab_cmd() -> list[str]:
     exe = Path(sys.executable).parent / "tcplab"
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "tcplab"]
 
 
-def cli(*args: str, cwd: Path | str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the installed `tcplab` command."""
+def cli(*args: str, cwd: Path | str | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run the installed `tcplab` command. ``timeout`` is a hang guard: far above what the
+    command costs on any machine, far below what the bug it guards against would cost
+    (issue 35: a test never asserts a speed)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.run([*tcplab_cmd(), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run([*tcplab_cmd(), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 @pytest.fixture

@@ -2,28 +2,30 @@
 AFC paper (Sanadhya & Sivakumar 2014) that the quick grid can show."""
 
 import json
-import time
 from pathlib import Path
 
-from conftest import cli
+from conftest import ROW_FIELDS, ROW_OPTIONAL, cli
 
-FIELDS = {"experiment", "case", "variant", "metric", "unit", "ours", "paper"}
+FIELDS = ROW_FIELDS
+#: The simulated events `reproduce afc --quick` may take: about three times its cost when
+#: this bound was set (the cost is in rows.json's `cost`).
+QUICK_EVENTS = 600_000_000
 
 
 def test_quick_reproduction_rows_and_qualitative_results(tmp_path: Path):
-    t0 = time.monotonic()
     r = cli("reproduce", "afc", "--quick", "--json", "--out", str(tmp_path / "out"), cwd=tmp_path)
-    elapsed = time.monotonic() - t0
     assert r.returncode == 0, r.stderr
-    assert elapsed < 90, f"--quick took {elapsed:.0f} s"
-    # Every row that disagrees with the paper carries its own explanation (the CLI warns
-    # otherwise), and every number of a note came from this run (else the run raises).
-    assert "without an explanation" not in r.stderr and "no explanation of its own" not in r.stderr, r.stderr
+    # Every number of a note came from this run (else the run raises); the CLI says on
+    # stderr how many rows hold, are explained by a measured row or are unexplained.
+    assert "afc: Claims:" in r.stderr, r.stderr
     d = json.loads(r.stdout)
+    # Quick mode stays quick, bounded in what the machine cannot move (issue 35: never a
+    # time): QUICK_COST is about three times what it simulates today.
+    assert d["cost"]["runs"] > 0 and d["cost"]["events"] < QUICK_EVENTS, d["cost"]
     assert "Sanadhya" in d["paper"]
     rows = d["rows"]
     for row in rows:
-        assert FIELDS <= set(row) <= FIELDS | {"note", "consistent", "indicative"}
+        assert FIELDS <= set(row) <= FIELDS | ROW_OPTIONAL
         assert isinstance(row["ours"], (int, float))
         if row.get("consistent") is False:
             assert row.get("note"), row
@@ -74,7 +76,6 @@ def test_quick_reproduction_rows_and_qualitative_results(tmp_path: Path):
     # The markdown report and the figures are written.
     out = tmp_path / "out"
     assert (out / "report.md").is_file() and (out / "afc-fig6.png").is_file() and (out / "afc-fig7.png").is_file()
-    assert "**unexplained**" not in (out / "report.md").read_text()
 
 
 def test_afc_segments_fit_the_option_space():

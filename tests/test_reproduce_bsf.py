@@ -3,42 +3,35 @@ and Yoo, Figures 6-8), verdict rows that follow from the measured rows, and the 
 on synthetic results (the verdicts are computed, not written in)."""
 
 import json
-import resource
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from conftest import cli
+from conftest import ROW_FIELDS, ROW_OPTIONAL, cli
 
-FIELDS = {"experiment", "case", "variant", "metric", "unit", "ours", "paper"}
+FIELDS = ROW_FIELDS
 SESSIONS = (5, 10, 15)
 ERRORS = range(1, 11)
-#: The CPU-time budget of `reproduce bsf --quick`, all its processes (65 s measured on 2 cores
-#: under a load of 8; about 25 s of wall time when idle).
-QUICK_CPU_S = 120
+#: The simulated events `reproduce bsf --quick` may take: about three times its cost when this
+#: bound was set (issue 35: a test bounds what the machine cannot move, never a CPU or wall
+#: time; quick mode's 5,000 s per point was 127 s of CPU on a loaded machine, 65 s on another).
+QUICK_EVENTS = 1_800_000_000
 
 
 def test_quick_reproduction_rows_and_verdicts(tmp_path: Path):
-    # Quick mode must stay quick. Judged by the CPU time of the reproduction's processes, not
-    # by wall time: on a machine busy with other work the wall time grows with the load (137 s
-    # seen with four builds beside it) while the CPU time it needs does not.
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = cli("reproduce", "bsf", "--quick", "--json", "--out", str(tmp_path / "out"), cwd=tmp_path)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert r.returncode == 0, r.stderr
-    assert cpu < QUICK_CPU_S, f"--quick used {cpu:.0f} s of CPU"
     d = json.loads(r.stdout)
+    assert d["cost"]["runs"] > 0 and d["cost"]["events"] < QUICK_EVENTS, d["cost"]
     assert "Choi" in d["paper"] and "Buffer State" in d["paper"]
     rows = d["rows"]
     for row in rows:
-        assert FIELDS <= set(row) <= FIELDS | {"note", "consistent", "indicative"}, row
+        assert FIELDS <= set(row) <= FIELDS | ROW_OPTIONAL, row
         assert isinstance(row["ours"], (int, float)), row
         # Every row that disagrees with the paper carries its own explanation (issue 17).
         if row.get("consistent") is False:
             assert row.get("note"), row
-    assert "**unexplained**" not in (tmp_path / "out" / "report.md").read_text()
     by = {(x["experiment"], x["case"], x["variant"], x["metric"]): x for x in rows}
 
     # Figures 6 and 7: eq. 6's total throughput for every case and variant, within what the

@@ -76,9 +76,10 @@ def _beside_reports() -> tuple[Report, Report]:
 def test_beside_rows_are_matched_by_key_in_a_column_of_their_own(tmp_path: Path):
     rep, _ = _beside_reports()
     md = rep.markdown(Path("out"))
-    assert "| case | variant | metric | ours | ours (ns2) | paper | diff |" in md
+    # The profile alone is not any simulator's agent, and the column says so (issue 35).
+    assert "| case | variant | metric | ours | ours (ns2 profile only) | paper | diff |" in md
     # Matched by key, not position; the diff and its note stay the primary run's.
-    assert "| c | v | goodput (Mbit/s) | 2 | 2.5 | 2.1 | -5% [1] |" in md
+    assert "| c | v | goodput (Mbit/s) | 2 | 2.5 | 2.1 ± 20% | -5% (tolerance without a reason) [1] |" in md
     assert "| d | v | goodput (Mbit/s) | 4 | 4.2 | — |  |" in md
     assert "| a | claim | holds () | 1 | 0 | 1 | +0% |" in md
     # A row one run lacks shows "—" there; the beside run's own experiment gets its table.
@@ -112,9 +113,10 @@ def test_without_beside_the_json_and_the_report_are_as_before(tmp_path: Path):
     rep, _ = _beside_reports()
     rep.beside = None
     j = rep.to_json()
-    assert list(j) == ["paper", "rows"]
+    assert list(j) == ["paper", "summary", "rows"]
     assert j["rows"][0] == {"experiment": "verdicts", "case": "a", "variant": "claim", "metric": "holds", "unit": "",
-                            "ours": 1.0, "paper": 1.0, "consistent": True}
+                            "ours": 1.0, "paper": 1.0, "consistent": True, "status": "consistent",
+                            "tolerance": {"abs": 0.0}, "why": "a yes/no judgement of the claim"}
     md = rep.markdown(tmp_path)
     assert "Under profile" not in md and "| case | variant | metric | ours | paper | diff |" in md
 
@@ -176,6 +178,6 @@ def test_rsfc_beside_ns2_is_refused_with_the_reason_and_the_primary_report_still
     assert j["rows"] and not any("beside" in row for row in j["rows"])
     md = (out / "report.md").read_text()
     assert "**Not run**: this reproduction cannot run under profile `ns2`" in md and reason in md
-    assert "ours (ns2)" not in md
+    assert "ours (ns2" not in md
     assert not (out / "beside-ns2").exists()
     assert reason in r.stderr

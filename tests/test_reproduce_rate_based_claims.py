@@ -84,10 +84,14 @@ def test_claims_without_a_row_have_one(run):
     4,329 ms in the quick run) and Fig. 5.10's "RRE started first ... below the fair rate" had
     no row; every CLAIMS entry now names rows with a criterion, and the rows exist."""
     rows, _, _ = run
-    p95 = rows[("fig6.7-estimation-error", "cv=1", "proprate-high", "owd_p95_ratio")]
-    assert p95["ours"] == pytest.approx(rows[("fig6.7-estimation-error", "cv=1", "proprate-high", "owd_p95_ms")]["ours"]
-                                        / rows[("fig6.7-estimation-error", "cv=0", "proprate-high", "owd_p95_ms")]["ours"], rel=1e-3)
-    assert p95["consistent"] is False and p95["spread"] > 0
+    e = "fig6.7-estimation-error"
+    p95 = rows[(e, "cv=1", "proprate-high", "owd_p95_ratio")]
+    per_seed = [rows[(e, c, "proprate-high", "owd_p95_ms")]["ours"] / rows[(e, "cv=0", "proprate-high", "owd_p95_ms")]["ours"]
+                for c in ("cv=1", "cv=1,seed=2", "cv=1,seed=3")]
+    # The median over the error's three seeds, the spread half their range; 4,329 ms from the first.
+    assert p95["ours"] == pytest.approx(sorted(per_seed)[1], rel=1e-3)
+    assert p95["spread"] == pytest.approx((max(per_seed) - min(per_seed)) / 2, rel=1e-3)
+    assert max(per_seed) > 10 and p95["status"] != "consistent"
     share = rows[("fig5.10-friendliness", "all", "rre-vs-cubic", "rre_share_median")]
     assert share["paper"] == {"max": 0.4}
     ids = ["/".join(k) for k, r in rows.items() if r["paper"] is not None]

@@ -3,8 +3,6 @@ class 5): the reported run, every shipped trace both ways, `capacity_mbps` over 
 trace whose only opportunity is late, and a trace with a huge period."""
 
 import json
-import resource
-import time
 from pathlib import Path
 
 import pytest
@@ -95,43 +93,25 @@ def test_class1_one_line_trace_at_2s_sends_nothing_before_2s(tmp_path):
 
 
 def test_class5_huge_period_trace_is_instant_in_trace_info_validate_and_run(tmp_path):
-    # Two lines, a 31.7-year period: every step took 4 s or more (a loop over 10^9 windows).
+    # Two lines, the largest accepted period (584 years): a loop over its 1 s windows took
+    # 75 s in trace-info (4 s at a 31.7-year period), and every step did one.
     p = tmp_path / "huge.down"
-    p.write_text("0\n1000000000000\n")
-    # CPU time, not wall time: what a period-long loop would burn, and unmoved by the load of
-    # other work on the machine (a wall-clock bound failed at a load of 10).
-    t0 = time.process_time()
+    last_ms = 18_446_744_073_709
+    p.write_text(f"0\n{last_ms}\n")
     info = tcplab.trace_info(p)
-    assert time.process_time() - t0 < 1.0
-    assert (info.lines, info.duration_ms, info.min_mbps) == (2, 10**12, 0.0)
+    assert (info.lines, info.duration_ms, info.min_mbps) == (2, last_ms, 0.0)
     assert info.max_mbps == pytest.approx(0.012)
     doc = _p2p(_trace(p), {"rate": "10Mbit/s", "delay": "20ms"}, "1s")
-    t0 = time.process_time()
-    sc = tcplab.load(doc)  # validates, reading the trace
-    res = tcplab.run(sc)
-    assert time.process_time() - t0 < 2.0
+    res = tcplab.run(tcplab.load(doc))  # validates, reading the trace
     assert res.summary["invariants"]["ok"], res.summary["invariants"]
-    # The CLI: each step's CPU time against the same step on a trace of a 1 s period, so that
-    # the interpreter's start-up (2-4 s of CPU, more on a loaded machine) cancels out; a
-    # period-long loop costs 4 s or more on top of it.
-    short = tmp_path / "short.down"
-    short.write_text("0\n1000\n")
-    for name, trace in (("huge", p), ("short", short)):
-        (tmp_path / f"{name}.toml").write_text(
-            'duration = "1s"\n[topology]\nkind = "point_to_point"\n'
-            f'[topology.downlink]\ntrace = "{trace.name}"\n[topology.uplink]\nrate = "10Mbit/s"\n[[flows]]\n'
-        )
-
-    def cpu_of(*args: str) -> float:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        r = cli(*args)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        assert r.returncode == 0, (args, r.stderr)
-        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-    for step in (("trace-info", "{trace}"), ("validate", "{toml}"), ("run", "{toml}", "--json", "--out", "{out}")):
-        cpu = {}
-        for name, trace in (("huge", p), ("short", short)):
-            fill = {"trace": str(trace), "toml": str(tmp_path / f"{name}.toml"), "out": str(tmp_path / f"o-{name}")}
-            cpu[name] = cpu_of(*(a.format(**fill) for a in step))
-        assert cpu["huge"] - cpu["short"] < 2.0, (step, cpu)
+    # The CLI, each step under a hang guard (issue 35: a test never asserts a speed): far
+    # above a step's cost (about a second, the interpreter's start-up), below the window
+    # loop's 75 s.
+    (tmp_path / "huge.toml").write_text(
+        'duration = "1s"\n[topology]\nkind = "point_to_point"\n'
+        f'[topology.downlink]\ntrace = "{p.name}"\n[topology.uplink]\nrate = "10Mbit/s"\n[[flows]]\n'
+    )
+    for step in (("trace-info", str(p)), ("validate", str(tmp_path / "huge.toml")),
+                 ("run", str(tmp_path / "huge.toml"), "--json", "--out", str(tmp_path / "o-huge"))):
+        r = cli(*step, timeout=30)
+        assert r.returncode == 0, (step, r.stderr)

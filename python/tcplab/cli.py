@@ -429,7 +429,7 @@ def _check_pcap_links(sc: Any, names: Sequence[str]) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run
+    from .runner import fallback_warnings, run
     from .scenario import load
 
     sc = load(args.scenario, args.overrides)
@@ -459,6 +459,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     s = res.summary
+    # A sender or receiver that ran as another than configured is never silent (issue 35).
+    for line in fallback_warnings(s):
+        print(f"warning: {line}", file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps(s, indent=2) + "\n")
     else:
@@ -599,13 +602,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"\nwrote {out}/: " + ", ".join(sorted(os.path.relpath(p, out) for p in written)))
     if rep.beside is not None and rep.beside.refused is not None:
         print(f"note: not run under --beside {rep.beside.profile}: {rep.beside.refused}", file=sys.stderr)
-    missing = rep.unexplained()
-    if missing:
-        for r in missing:
-            claim = r.claim
-            assert claim is not None
-            print(f"warning: {r.id}: ours {r.ours:.3g} is not consistent with the paper's {claim.text(lambda v: f'{v:.3g}')} "
-                  "and the report has no explanation of its own for it", file=sys.stderr)
+    # The report's top line, on stderr too: how many rows hold, are marginal, are
+    # explained by a measured row, or are unexplained (marked so in report.md).
+    print(f"{args.paper}: " + rep.summary_line().replace("**", ""), file=sys.stderr)
     return 0
 
 

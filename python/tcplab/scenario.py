@@ -257,7 +257,7 @@ TCP_KEYS = [
     "recovery", "ecn", "rsfc_threshold", "rsfc_minima_updates", "rsfc_initial_window_pkts", "rsfc_rho_increase",
     "proprate_threshold", "proprate_k_fill", "proprate_k_drain", "rre_threshold", "rre_b_max", "rre_b_min",
     "sprout_percentile", "sprout_tick", "sprout_sigma", "sprout_max_rate", "sprout_threshold",
-    "sprout_k_fill", "sprout_k_drain", "frto",
+    "sprout_k_fill", "sprout_k_drain", "frto", "zero_window_freeze",
     "cubic_variant", "vegas_variant", "hystart",
     "profile", "rtt_source", "rto_rule", "ssthresh_rule", "rto_restart", "cwnd_limited_growth", "prr", "handshake",
     "loss_detection", "pipe_rule", "window_granularity", "proprate_target_delay",
@@ -274,33 +274,52 @@ def _pcap_file_name(link: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in safe) + ".pcap"
 
 
+def _search(start: str, adj: Mapping[str, list[str]]) -> set[str]:
+    """The nodes a breadth-first search over ``adj`` reaches from ``start`` (itself too)."""
+    seen = {start}
+    todo = deque([start])
+    while todo:
+        for m in adj.get(todo.popleft(), []):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return seen
+
+
 class _Topology:
     def __init__(self, spec: dict[str, Any], nodes: list[str], links: list[tuple[str, str, str]]):
         self.spec = spec
         self.nodes = nodes
         self.links = links  # (name, from, to)
         self._adj: dict[str, list[str]] | None = None
+        self._radj: dict[str, list[str]] = {}
+        # Nodes reachable from a source, and nodes a destination is reachable from.
         self._reach: dict[str, set[str]] = {}
+        self._rreach: dict[str, set[str]] = {}
+        self._asked_src: dict[str, int] = {}
+        self._asked_dst: dict[str, int] = {}
 
     def route_exists(self, a: str, b: str) -> bool:
-        """Whether links lead from ``a`` to ``b``. The nodes reachable from each source are
-        computed once (a breadth-first search over adjacency lists), so checking every
-        flow of a large scenario costs linear time, not flows x links."""
+        """Whether links lead from ``a`` to ``b``. One breadth-first search per node, kept:
+        forward from ``a`` or backward from ``b``, whichever end the checks have named more
+        often, so that many hosts' flows to one server (and its ACKs back to each) cost a
+        search of the server's, not one per host: linear in flows, not flows x links."""
         if self._adj is None:
             self._adj = {}
             for _, f, t in self.links:
                 self._adj.setdefault(f, []).append(t)
-        seen = self._reach.get(a)
-        if seen is None:
-            seen = {a}
-            todo = deque([a])
-            while todo:
-                for m in self._adj.get(todo.popleft(), []):
-                    if m not in seen:
-                        seen.add(m)
-                        todo.append(m)
-            self._reach[a] = seen
-        return b in seen
+                self._radj.setdefault(t, []).append(f)
+        self._asked_src[a] = self._asked_src.get(a, 0) + 1
+        self._asked_dst[b] = self._asked_dst.get(b, 0) + 1
+        if a in self._reach:
+            return b in self._reach[a]
+        if b in self._rreach:
+            return a in self._rreach[b]
+        if self._asked_dst[b] > self._asked_src[a]:
+            self._rreach[b] = _search(b, self._radj)
+            return a in self._rreach[b]
+        self._reach[a] = _search(a, self._adj)
+        return b in self._reach[a]
 
 
 class _Parser:
@@ -540,14 +559,18 @@ class _Parser:
         if not isinstance(t["nodes"], list) or not t["nodes"]:
             raise c.error(npath, "expected a non-empty array of node names")
         nodes = [c.name(n, _join(npath, i)) for i, n in enumerate(t["nodes"])]
+        seen_nodes: set[str] = set()
         for i, n in enumerate(nodes):
-            if n in nodes[:i]:
+            if n in seen_nodes:
                 raise c.error(_join(npath, i), f'duplicate node "{n}"')
+            seen_nodes.add(n)
         lpath = _join(path, "links")
         if not isinstance(t["links"], list) or not t["links"]:
             raise c.error(lpath, "expected a non-empty array of link tables ([[topology.links]])")
         links_out = []
         triples: list[tuple[str, str, str]] = []
+        link_names: set[str] = set()
+        node_set = seen_nodes
         for i, lv in enumerate(t["links"]):
             p = _join(lpath, i)
             if not isinstance(lv, dict):
@@ -556,14 +579,15 @@ class _Parser:
             ends = []
             for end in ("from", "to"):
                 n = c.string(lv[end], _join(p, end))
-                if n not in nodes:
+                if n not in node_set:
                     raise c.error(_join(p, end), self._unknown_node(n, nodes))
                 ends.append(n)
             if ends[0] == ends[1]:
                 raise c.error(_join(p, "to"), f'a link must join two different nodes (from = to = "{ends[0]}")')
             name = c.name(lv["name"], _join(p, "name")) if "name" in lv else f"{ends[0]}->{ends[1]}"
-            if any(name == x[0] for x in triples):
+            if name in link_names:
                 raise c.error(_join(p, "name"), f'duplicate link name "{name}"')
+            link_names.add(name)
             spec = self.link({k: x for k, x in lv.items() if k not in ("name", "from", "to")}, p)
             links_out.append({"name": name, "from": ends[0], "to": ends[1], **spec})
             triples.append((name, ends[0], ends[1]))
@@ -637,6 +661,7 @@ class _Parser:
             "sprout_k_drain": ("sprout_k_drain", self._gain(above_one=False)),
             "sprout_target_delay": ("sprout_target_delay", c.time(allow_zero=False)),
             "frto": ("frto", c.boolean),
+            "zero_window_freeze": ("zero_window_freeze", c.boolean),
             "ecn": ("ecn", c.boolean),
             "cubic_variant": ("cubic_variant", c.choice(variants()["cubic_variant"])),
             "vegas_variant": ("vegas_variant", c.choice(variants()["vegas_variant"])),
@@ -952,9 +977,6 @@ class _Parser:
             server_tcp = None
             if "server_tcp" in t:
                 server_tcp = dict(tcp) | self.tcp(t["server_tcp"], _join(p, "server_tcp"))
-            if tcp.get("fc") == "rsfc" and effective_tcp(tcp, "timestamps") is False:
-                raise c.error(_join(p, "tcp.timestamps"), 'fc = "rsfc" reads delays off TCP timestamps (RSFC paper III-D); '
-                              "the receiver needs timestamps = true")
             out.append({
                 "name": name,
                 "client": ends["client"],
@@ -1004,12 +1026,9 @@ class _Parser:
             rtcp = dict(tcp) | (d_rtcp or {})
             if "receiver_tcp" in t:
                 rtcp |= self.tcp(t["receiver_tcp"], _join(p, "receiver_tcp"))
-        recv = rtcp if rtcp is not None else tcp
-        if recv.get("fc") == "rsfc" and effective_tcp(recv, "timestamps") is False:
-            where = "receiver_tcp.timestamps" if rtcp is not None else "tcp.timestamps"
-            why = "" if "timestamps" in recv else f' (profile "{recv.get("profile", profiles()["default"])}" sets it false)'
-            raise c.error(_join(p, where), 'fc = "rsfc" reads delays off TCP timestamps (RSFC paper III-D); '
-                          f"the receiver needs timestamps = true{why}")
+        # Which mechanisms the two ends make impossible (RSFC or a rate-based cc without
+        # timestamps, Sprout without a Sprout receiver) is the Rust rule's to say
+        # (validate.rs `check_ends`, reached through `check_scenario_json`): one copy.
         return tcp, rtcp
 
     def workloads(self, raw: Mapping[str, Any], topo: _Topology) -> list[dict[str, Any]]:

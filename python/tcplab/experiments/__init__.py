@@ -12,9 +12,12 @@ A paper module defines ``PAPER`` (a citation string), ``TITLE`` and
 from __future__ import annotations
 
 import contextlib
+import datetime
+import fnmatch
 import json
 import math
 import os
+import subprocess
 import sys
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -25,17 +28,20 @@ from ..errors import InvalidRunError, ScenarioError, SimulationError
 from ..parallel import Engine
 from ..runner import Result, run
 from ..scenario import Scenario, load
-from .claims import Claim, Fact, Note, NoteError, as_claim, number_forms, stray_numbers
+from .claims import MARGINAL_REL, POINT_TOLERANCE, Claim, Fact, Note, NoteError, PaperClaim, as_claim, number_forms, stray_numbers
 
-__all__ = ["Claim", "Fact", "Note", "NoteError", "Row", "Report", "Figure", "Context"]
+__all__ = ["Claim", "Fact", "Note", "NoteError", "PaperClaim", "Row", "Report", "Figure", "Context", "every_case"]
 
 #: The scenario files ship inside the package (``tcplab/scenarios/<paper>/``), so the
 #: reproductions run from an installed wheel as from a checkout.
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
-#: Differences larger than this (relative) from a single value of the paper's must carry an
-#: explanation in the report (a range or bound must hold ours inside it).
-EXPLAIN_ABOVE = 0.20
+#: Where each paper's record of its last quick-against-full check lives
+#: (`python -m tcplab.experiments.quick_vs_full PAPER --write`).
+QUICK_CHECKS = Path(__file__).resolve().parent / "quick_checks"
+
+#: A row's status (:meth:`Row.status`), worst first: how a claim's rows are summed up.
+STATUSES = ("unexplained", "explained", "marginal", "consistent")
 
 
 @dataclass
@@ -48,24 +54,41 @@ class Row:
     metric: str
     unit: str
     ours: float | None
-    #: What the paper states: a number (a value, consistent within 20%), a :class:`Claim`
-    #: (a value, range or bound), or None.
+    #: The criterion: a :class:`Claim` (a value with its tolerance and reason, a range, a
+    #: bound, a delay from a cause), a bare number (a value within the default tolerance,
+    #: flagged as given without a reason), or None. The paper's, unless ``source`` says whose.
     paper: float | Claim | None = None
-    #: Why ours differs from the paper's, written for this row (required when it is not
-    #: consistent with the claim). A :class:`Note` is filled from this run's rows when the
-    #: report is made (:meth:`Report.resolve_notes`); a plain string may hold no number.
+    #: Why ours differs from the criterion, written for this row. A :class:`Note` is filled
+    #: from this run's rows when the report is made (:meth:`Report.resolve_notes`); it
+    #: explains the row only if it reads another measured row of the run (an ablation, a
+    #: counter, a second seed or simulator): one that restates the row's own number, only
+    #: quotes the paper, or a plain string (which may hold no number) leaves it unexplained.
     note: str | Note = ""
-    #: Set by the framework in quick mode on rows whose consistency with the paper the full
-    #: run judges differently (the paper module's ``QUICK_VERDICT_DIFFERS``, measured by
-    #: `python -m tcplab.experiments.quick_vs_full PAPER`): shown as indicative only.
+    #: Set by the framework in quick mode on rows whose consistency with the criterion the
+    #: recorded full run judged differently (``quick_checks/PAPER.json``, written by
+    #: `python -m tcplab.experiments.quick_vs_full PAPER --write`): shown as indicative only.
     indicative: bool = field(default=False, kw_only=True)
+    #: Set by the framework in quick mode on rows with a criterion that the recorded check
+    #: lacks, or whose quick verdict is no longer the recorded one (the code changed since).
+    unchecked: bool = field(default=False, kw_only=True)
+    #: Whose criterion ``paper`` is when it is not the paper's: a threshold of ours, a
+    #: variant of ours, another paper's number ("ours: docs/rsfc.md", "Sprout, NSDI 2013,
+    #: Fig. 7"). The report shows it in a column of its own.
+    source: str | None = field(default=None, kw_only=True)
+    #: The measured noise of ``ours`` (absolute, in the row's unit: the difference between
+    #: two seeds, or the spread over the seeds run). A verdict within it of the criterion's
+    #: threshold is "marginal"; without it, one within MARGINAL_REL of the threshold is.
+    spread: float | None = field(default=None, kw_only=True)
+    #: For a row built by :func:`every_case`: the ids of the rows it is the minimum or
+    #: maximum of, the worst first.
+    over: tuple[str, ...] = field(default=(), kw_only=True)
+    #: Set by :meth:`Report.resolve_notes`: the other rows the note read (its evidence).
+    evidence: tuple[str, ...] = field(default=(), kw_only=True)
     #: A yes/no judgement of one of the paper's claims (``ours`` 1.0: it holds, 0.0: it does
     #: not): what `--beside` lists first when it changes. Written to JSON only beside another
     #: run, so the JSON of a plain reproduction stays as it was. (Both flags are keyword-only:
     #: given by position, a module's ``verdict`` once landed in ``indicative``.)
     verdict: bool = field(default=False, kw_only=True)
-    source: str | None = field(default=None, kw_only=True)
-    spread: float | None = field(default=None, kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -73,18 +96,30 @@ class Row:
         d["paper"] = None if claim is None else claim.to_json()
         if claim is not None:
             d["consistent"] = claim.consistent(self.ours)
+            d["status"] = self.status()
+            if (tol := claim.tolerance_json()) is not None:
+                d["tolerance"] = tol
             if claim.why:
                 d["why"] = claim.why
+            if claim.cause:
+                d["cause"] = claim.cause
         if not self.note:
             del d["note"]
         elif isinstance(self.note, Note):
             raise NoteError(f"{self.id}: the note was not resolved (Report.resolve_notes)")
         del d["verdict"]
-        for k in ("source", "spread"):
-            if d[k] is None:
-                del d[k]
-        if not self.indicative:
-            del d["indicative"]
+        for flag in ("indicative", "unchecked"):
+            if not d[flag]:
+                del d[flag]
+        for opt in ("source", "spread"):
+            if d[opt] is None:
+                del d[opt]
+        d["over"] = list(self.over)
+        if not self.over:
+            del d["over"]
+        del d["evidence"]
+        if self.status() == "explained":
+            d["explained_by"] = list(self.evidence)
         return d
 
     @property
@@ -94,6 +129,9 @@ class Row:
 
     @property
     def claim(self) -> Claim | None:
+        if self.verdict and isinstance(self.paper, (int, float)):
+            # A yes/no judgement holds or it does not: no tolerance.
+            return Claim.value(float(self.paper), abs_tol=0.0, why="a yes/no judgement of the claim")
         return as_claim(self.paper)
 
     def consistent(self) -> bool | None:
@@ -101,11 +139,54 @@ class Row:
         claim = self.claim
         return None if claim is None else claim.consistent(self.ours)
 
+    def marginal(self) -> bool:
+        """Whether the verdict is within noise of the criterion's threshold: within the
+        measured ``spread``, or without one within MARGINAL_REL of the threshold."""
+        claim = self.claim
+        if claim is None:
+            return False
+        m = claim.margin(self.ours)
+        if m is None:
+            return False
+        if self.spread is not None:
+            return m <= abs(self.spread)
+        assert self.ours is not None
+        near = min(claim.ends(), key=lambda e: abs(self.ours - e))  # type: ignore[operator]
+        return m <= MARGINAL_REL * abs(near)
+
+    def status(self) -> str | None:
+        """None (no criterion, or no number), ``"consistent"``, ``"marginal"`` (either way,
+        within noise of the threshold), ``"explained"`` (not consistent, and the note reads
+        another measured row) or ``"unexplained"``."""
+        ok = self.consistent()
+        if ok is None:
+            return None
+        if self.marginal():
+            return "marginal"
+        if ok:
+            return "consistent"
+        return "explained" if self.evidence and self.note else "unexplained"
+
     def rel_diff(self) -> float | None:
         """Relative difference from the paper's value, or from the nearest end of its range
         or bound (0 inside)."""
         claim = self.claim
         return None if claim is None else claim.rel_diff(self.ours)
+
+
+@dataclass
+class Cost:
+    """What a reproduction's runs cost in units no machine moves (issue 35: a test bounds
+    these, never a wall or CPU time): runs, simulated events, simulated seconds."""
+
+    runs: int = 0
+    events: int = 0
+    simulated_s: float = 0.0
+
+    def add(self, summary: dict[str, Any]) -> None:
+        self.runs += 1
+        self.events += int(summary.get("events", 0))
+        self.simulated_s += float(summary.get("duration_s", 0.0))
 
 
 @dataclass
@@ -140,10 +221,18 @@ class Beside:
     profile: str
     #: Where that run's own report and figures go (``OUT/beside-PROFILE/``).
     out: Path
+    #: What the beside column is, when the paper module adds its agent's keys to the
+    #: profile (the module's ``BESIDE``): "ns-2.35 Agent/TCP/Linux as bench/ns2-compare ...".
+    agent: str | None = None
     #: That run's report; None when the reproduction refused the profile.
     report: Report | None = None
     #: Why it refused (the scenario error), e.g. RSFC needs timestamps that ns-2 leaves off.
     refused: str | None = None
+
+    def column(self) -> str:
+        """The beside column's heading: what the numbers are, the paper's agent under the
+        profile, or the profile's rules alone (which are not any simulator's agent)."""
+        return f"ours ({self.profile} agent)" if self.agent else f"ours ({self.profile} profile only)"
 
 
 @dataclass
@@ -156,13 +245,19 @@ class Report:
     #: through :class:`Note` placeholders, as in row notes).
     notes: list[str | Note] = field(default_factory=list)
     quick: bool = False
-    #: Whether the paper module's quick verdicts were compared with the full run's
-    #: (``QUICK_VERDICT_DIFFERS`` defined): then the rows that differ are marked.
-    quick_checked: bool = False
     #: The stack profile of `--profile` (docs/profiles.md); None: the validated TCP rules.
     profile: str | None = None
     #: The run under `--beside`'s profile; None without `--beside`.
     beside: Beside | None = None
+    #: Every claim of the paper's abstract, evaluation and conclusion (the module's
+    #: ``CLAIMS``), each with the rows that test it; empty: the module lists none.
+    claims: list[PaperClaim] = field(default_factory=list)
+    #: What the runs cost, in units the machine cannot move: runs, simulated events and
+    #: simulated seconds (:class:`Cost`).
+    cost: Cost | None = None
+    #: Quick mode: the recorded quick-against-full check the rows were compared with
+    #: (``quick_checks/PAPER.json``: date, commit); None: no record.
+    quick_record: dict[str, Any] | None = None
 
     def rules(self) -> str:
         """Which TCP rules this report's runs followed, for prose."""
@@ -172,6 +267,14 @@ class Report:
         out: dict[str, Any] = {"paper": self.paper}
         if self.profile is not None:
             out["profile"] = self.profile
+        out["summary"] = self.summary()
+        if self.claims:
+            out["claims"] = [{"where": c.where, "text": c.text, "rows": list(c.rows), "status": st,
+                              "matched": [r.id for r in rs]} for c, rs, st in self.claim_verdicts()]
+        if self.cost is not None:
+            out["cost"] = asdict(self.cost)
+        if self.quick:
+            out["quick_check"] = self.quick_check()
         if self.beside is None:
             out["rows"] = [r.to_dict() for r in self.rows]
             return out
@@ -180,9 +283,71 @@ class Report:
         return out | beside_json(self.rows, self.beside)
 
     def unexplained(self) -> list[Row]:
-        """Rows not consistent with the paper's claim (outside its range or bound, or more
-        than 20% from its value) that carry no explanation of their own."""
-        return [r for r in self.rows if r.consistent() is False and not r.note]
+        """Rows not consistent with their criterion whose note, if any, reads no other
+        measured row of the run (:meth:`Row.status`)."""
+        return [r for r in self.rows if r.status() == "unexplained"]
+
+    def summary(self) -> dict[str, int]:
+        """The counts of the report's top line: rows with a criterion, the paper's and
+        other sources', each status, and value claims given without a reason."""
+        judged = [r for r in self.rows if r.status() is not None]
+        out = {"criteria": len(judged), "paper": sum(r.source is None for r in judged),
+               "other_sources": sum(r.source is not None for r in judged)}
+        for st in reversed(STATUSES):
+            out[st] = sum(r.status() == st for r in judged)
+        out["no_number"] = sum(r.claim is not None and r.status() is None for r in self.rows)
+        out["reasonless_tolerance"] = sum(r.claim is not None and r.claim.reasonless for r in self.rows)
+        if self.claims:
+            verdicts = self.claim_verdicts()
+            out["paper_claims"] = len(verdicts)
+            out["paper_claims_without_rows"] = sum(st is None for _, _, st in verdicts)
+        return out
+
+    def summary_line(self) -> str:
+        s = self.summary()
+        line = (f"**Claims**: {s['criteria']} rows with a criterion ({s['paper']} the paper's, {s['other_sources']} "
+                f"other sources): {s['consistent']} consistent, {s['marginal']} marginal (within noise of the "
+                f"threshold), {s['explained']} explained by measurement, {s['unexplained']} unexplained.")
+        if s["no_number"]:
+            line += f" {s['no_number']} with a criterion have no number of ours."
+        if s["reasonless_tolerance"]:
+            line += (f" {s['reasonless_tolerance']} value claims use the default ±{POINT_TOLERANCE:.0%} without a "
+                     "reason (tolerance without a reason).")
+        if "paper_claims" in s:
+            line += f" The paper's claims listed: {s['paper_claims']}"
+            line += (f", {s['paper_claims_without_rows']} without a row in this run." if s["paper_claims_without_rows"]
+                     else ", each with its rows.")
+        return line
+
+    def claim_verdicts(self) -> list[tuple[PaperClaim, list[Row], str | None]]:
+        """Each listed claim of the paper, the rows with a criterion its patterns match, and
+        their worst status (None: no such row in this run)."""
+        out = []
+        for c in self.claims:
+            rs = [r for r in self.rows if r.claim is not None and any(fnmatch.fnmatchcase(r.id, p) for p in c.rows)]
+            sts = {r.status() for r in rs}
+            worst = next((st for st in STATUSES if st in sts), None)
+            out.append((c, rs, worst))
+        return out
+
+    def check_claims(self) -> None:
+        """A full run must test every claim it lists: a claim whose patterns match no row
+        with a criterion is a defect of the paper module (quick mode lists it as "not in
+        quick mode")."""
+        missing = [c for c, _, st in self.claim_verdicts() if st is None]
+        if missing and not self.quick:
+            raise NoteError("claims of the paper with no row to test them in this run: " +
+                            "; ".join(f"{c.where}: {c.text[:60]!r} ({', '.join(c.rows)})" for c in missing))
+
+    def quick_check(self) -> dict[str, Any]:
+        """What the quick rows were checked against: the record's date and commit, how many
+        rows it checked, and the ids of the rows it judged differently and of those it did
+        not check (or whose quick verdict changed since)."""
+        rec = self.quick_record or {}
+        return {"date": rec.get("date"), "commit": rec.get("commit"),
+                "checked": sum(r.claim is not None and not r.unchecked for r in self.rows),
+                "differs": [r.id for r in self.rows if r.indicative],
+                "unchecked": [r.id for r in self.rows if r.unchecked]}
 
     def resolve_notes(self) -> None:
         """Fills every :class:`Note` (row notes and report paragraphs) from this run's rows,
@@ -199,15 +364,19 @@ class Report:
                 for v in c.numbers():
                     allowed |= number_forms(v)
 
+        read: set[str] = set()
+
         def lookup(row_id: str) -> float:
             r = by_id.get(row_id)
             if r is None or r.ours is None:
                 raise NoteError(f"a note refers to row {row_id!r}, which this run does not have (or has no number)")
+            read.add(row_id)
             return r.ours
 
         problems: list[str] = []
 
         def resolve(note: str | Note, where: str) -> str:
+            read.clear()
             text = note.literal_text() if isinstance(note, Note) else note
             stray = stray_numbers(text, allowed)
             if stray:
@@ -222,19 +391,17 @@ class Report:
         for r in self.rows:
             if r.note:
                 r.note = resolve(r.note, r.id)
+                # The note's evidence: the other measured rows it read (its own number
+                # restated explains nothing).
+                r.evidence = tuple(sorted(read - {r.id}))
         self.notes = [resolve(n, f"report note {i + 1}") for i, n in enumerate(self.notes)]
         if problems:
             raise NoteError("; ".join(problems))
 
     def markdown(self, out: Path) -> str:
-        lines = [f"# Reproduction: {self.title}", "", f"Paper: {self.paper}", ""]
+        lines = [f"# Reproduction: {self.title}", "", f"Paper: {self.paper}", "", self.summary_line(), ""]
         if self.quick:
-            n = sum(r.indicative for r in self.rows)
-            lines += ["**Quick mode** (`--quick`): shortened runs and grids; numbers are indicative only.", ""] \
-                if not self.quick_checked else ["**Quick mode** (`--quick`): shortened runs and grids. Each row's agreement with the paper is "
-                      "the full run's, except on rows marked \"indicative in quick mode\"" +
-                      (f" ({n} here), where the full run judges it differently." if n else
-                       " (none here)."), ""]
+            lines += self._quick_lines()
         if self.profile is not None:
             lines += [f"**Stack profile `{self.profile}`** (`--profile`, docs/profiles.md): every run's TCP follows "
                       "that profile instead of the validated rules (RFC 6298 RTO, RFC 5681 FlightSize, send-time RTT "
@@ -250,40 +417,90 @@ class Report:
             lines += beside_section(self, out)
             if self.beside.report is not None:
                 pairs = pair_rows(self.rows, self.beside.report.rows)
-                beside_column = f" ours ({self.beside.profile}) |"
+                beside_column = f" {self.beside.column()} |"
         for n in self.notes:
             lines += [n, ""]
+        if self.claims:
+            lines += self._claims_lines()
         by_exp: dict[str, list[tuple[Row, Row | None, Row | None]]] = {}
         for mine, theirs in pairs:
             named = mine if mine is not None else theirs
             assert named is not None
             by_exp.setdefault(named.experiment, []).append((named, mine, theirs))
         for exp, exp_rows in by_exp.items():
-            lines += [f"## {exp}", "", f"| case | variant | metric | ours |{beside_column} paper | diff |",
-                      "|---|---|---|---:|" + "---:|" * (3 if beside_column else 2)]
-            notes = []
+            # Criteria that are not the paper's (ours, another paper's) get a column of
+            # their own, with their sources under the table.
+            sourced = any(m is not None and m.source is not None for _, m, _ in exp_rows)
+            crit_col = " criterion (not the paper's) |" if sourced else ""
+            lines += [f"## {exp}", "", f"| case | variant | metric | ours |{beside_column} paper |{crit_col} diff |",
+                      "|---|---|---|---:|" + "---:|" * (2 + bool(beside_column) + sourced)]
+            notes: list[str] = []
+            sources: list[str] = []
             for r, mine, theirs in exp_rows:
                 d = mine.rel_diff() if mine is not None else None
                 mark = ""
                 if mine is not None and mine.note:
-                    notes.append(mine.note)
+                    notes.append(mine.note)  # type: ignore[arg-type]
                     mark = f" [{len(notes)}]"
                 ours = _fmt(mine.ours if mine is not None else None)
                 if beside_column:
                     ours += f" | {_fmt(theirs.ours if theirs is not None else None)}"
-                lines.append(
-                    f"| {r.case} | {r.variant} | {r.metric} ({r.unit}) | {ours} | {_paper(r)} | "
-                    f"{_diff(mine, d)}{' (indicative in quick mode)' if mine is not None and mine.indicative else ''}{mark} |"
-                )
+                paper, crit = _paper(r), ""
+                if sourced:
+                    if r.source is not None:
+                        if r.source not in sources:
+                            sources.append(r.source)
+                        paper, crit = "—", f"{_paper(r)} [c{sources.index(r.source) + 1}]"
+                    else:
+                        crit = "—"
+                    crit = f" {crit} |"
+                flags = ""
+                if mine is not None and mine.indicative:
+                    flags += " (indicative in quick mode)"
+                if mine is not None and mine.unchecked:
+                    flags += " (unchecked in quick mode)"
+                if mine is not None and mine.over:
+                    flags += f" (worst of {len(mine.over)}: {mine.over[0]})"
+                lines.append(f"| {r.case} | {r.variant} | {r.metric} ({r.unit}) | {ours} | {paper} |{crit} "
+                             f"{_diff(mine, d)}{flags}{mark} |")
             lines.append("")
             for i, n in enumerate(notes, 1):
                 lines.append(f"[{i}] {n}  ")
-            if notes:
+            for i, src in enumerate(sources, 1):
+                lines.append(f"[c{i}] criterion of {src}  ")
+            if notes or sources:
                 lines.append("")
         for f in self.figures:
             rel = os.path.relpath(f.path, out)
             lines += [f"![{f.caption}]({rel})", "", f"*{f.caption}*", ""]
         return "\n".join(lines)
+
+    def _quick_lines(self) -> list[str]:
+        q = self.quick_check()
+        if self.quick_record is None:
+            return ["**Quick mode** (`--quick`): shortened runs and grids. These rows were **not checked** against a full "
+                    "run (no record in `quick_checks/`): every verdict is indicative only.", ""]
+        text = (f"**Quick mode** (`--quick`): shortened runs and grids. Checked against a full run on "
+                f"{q['date']} (commit `{q['commit']}`, `python -m tcplab.experiments.quick_vs_full --write`): "
+                f"{q['checked']} rows with a criterion checked; ")
+        text += (f"{len(q['differs'])} of them judged differently by the full run (marked \"indicative in quick "
+                 f"mode\")" if q["differs"] else "the full run judges each of them the same")
+        if q["unchecked"]:
+            text += (f"; {len(q['unchecked'])} rows are **unchecked**: the record lacks them, or their quick verdict "
+                     "changed since the check (marked \"unchecked in quick mode\")")
+        return [text + ".", ""]
+
+    def _claims_lines(self) -> list[str]:
+        lines = ["## The paper's claims", "",
+                 "Every claim of the paper's abstract, evaluation and conclusion, the rows that test it and their worst "
+                 "status.", "", "| where | claim | rows | status |", "|---|---|---:|---|"]
+        for c, rs, st in self.claim_verdicts():
+            word = st if st is not None else ("not in quick mode" if self.quick else "**no row**")
+            if st == "unexplained":
+                word = "**unexplained**"
+            text = c.text.replace("|", "\\|")
+            lines.append(f"| {c.where} | {text} | {len(rs)} | {word} |")
+        return lines + [""]
 
     def write(self, out: Path) -> list[Path]:
         out.mkdir(parents=True, exist_ok=True)
@@ -305,16 +522,43 @@ def _paper(r: Row) -> str:
 
 def _diff(r: Row | None, d: float | None) -> str:
     """The diff column: the relative difference from the value (or from the nearest end of
-    a range or bound), "inside" a range or bound, and "**unexplained**" on a row that is
-    not consistent with the paper and has no explanation of its own."""
+    a range or bound), "inside" a range or bound, then the status where it is not plain
+    consistency: "marginal", "explained" (its note reads a measured row) or
+    "**unexplained**"."""
     if r is None or d is None:
         return ""
     c = r.claim
     assert c is not None
     text = "inside" if not c.is_point and r.consistent() else f"{d * 100:+.0f}%"
-    if r.consistent() is False and not r.note:
+    st = r.status()
+    if st == "unexplained":
         text += " **unexplained**"
+    elif st == "marginal":
+        m = c.margin(r.ours)
+        assert m is not None
+        noise = f"spread {r.spread:.3g}" if r.spread is not None else "no spread measured"
+        text += f" marginal ({m:.3g} from the threshold, {noise})"
+    elif st == "explained":
+        text += " explained"
+    if c.reasonless:
+        text += " (tolerance without a reason)"
     return text
+
+
+def every_case(rows: Sequence[Row], claim: Claim, *, experiment: str, case: str, variant: str, metric: str,
+               unit: str, note: str | Note = "", source: str | None = None) -> Row:
+    """A claim over all cases ("86% and more in all cases") as one row: ours is the minimum
+    over ``rows`` for an at-least bound, the maximum for an at-most bound, and the row
+    names the cases it covers, the worst first."""
+    if claim.is_point or (claim.lo is not None and claim.hi is not None):
+        raise ValueError("every_case takes a one-sided bound (Claim.at_least or Claim.at_most)")
+    have = [r for r in rows if r.ours is not None and not (isinstance(r.ours, float) and math.isnan(r.ours))]
+    if not have:
+        raise ValueError(f"every_case {experiment}/{case}: no row with a number")
+    low = claim.hi is None
+    ordered = sorted(have, key=lambda r: r.ours if low else -r.ours)  # type: ignore[arg-type, operator]
+    return Row(experiment, case, variant, metric, unit, ordered[0].ours, claim, note, source=source,
+               over=tuple(r.id for r in ordered))
 
 
 def _fmt(v: float | None) -> str:
@@ -352,7 +596,7 @@ class Context:
     (the sweep engine, :class:`tcplab.parallel.Engine`, on threads of this process)."""
 
     def __init__(self, *, quick: bool, out: Path, jobs: int, seed: int | None, progress: bool, engine: Engine | None = None,
-                 profile: str | None = None, pass_name: str | None = None):
+                 profile: str | None = None, pass_name: str | None = None, agent: dict[str, Any] | None = None):
         self.quick = quick
         self.out = out
         self.jobs = max(1, jobs)
@@ -364,6 +608,11 @@ class Context:
         # Prefixes the progress lines when a reproduction runs twice (`--beside`), so the
         # two passes' identical grid labels can be told apart.
         self.pass_name = pass_name
+        # The paper's agent under the profile (the module's BESIDE keys, dotted): applied
+        # after the profile, before the scenario file's own [defaults.tcp] keys.
+        self.agent = agent or {}
+        # Shared by shallow copies (a module's second-seed context), so every run counts.
+        self.cost = Cost()
 
     def scenario(self, paper: str, name: str, overrides: dict[str, Any] | None = None,
                  profile: str | None = None) -> Scenario:
@@ -379,6 +628,7 @@ class Context:
             rules = {f"defaults.tcp.{k}": v for k, v in VALIDATED_RULES.items() if k not in given}
         else:
             rules = {"defaults.tcp.profile": profile}
+            rules |= {k: v for k, v in self.agent.items() if k.removeprefix("defaults.tcp.") not in given}
         return load(path, rules | (overrides or {}))
 
     def run_all(self, jobs: Sequence[Scenario], label: str = "runs") -> list[Result]:
@@ -396,6 +646,7 @@ class Context:
             for pairs in eng.map(_run_checked, list(enumerate(jobs)), self.seed):
                 for (i, _), r in pairs:
                     results[i] = r  # type: ignore[assignment]
+                    self.cost.add(r.summary)  # type: ignore[union-attr]
                 done += len(pairs)
                 if show:
                     print(f"\r{label}: {done}/{n}", end="", file=sys.stderr, flush=True)
@@ -444,30 +695,34 @@ def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, se
     jobs = jobs or os.cpu_count() or 1
     out.mkdir(parents=True, exist_ok=True)
 
-    def one_pass(eng: Engine, rules: str | None, folder: Path, pass_name: str | None) -> Report:
+    mod = mods[paper]
+    agents: dict[str, tuple[dict[str, Any], str]] = getattr(mod, "BESIDE", {})
+
+    def one_pass(eng: Engine, rules: str | None, folder: Path, pass_name: str | None, agent: dict[str, Any] | None = None
+                 ) -> Report:
         ctx = Context(quick=quick, out=folder, jobs=jobs, seed=seed, progress=progress, engine=eng, profile=rules,
-                      pass_name=pass_name)
-        mod = mods[paper]
+                      pass_name=pass_name, agent=agent)
         rep = mod.reproduce(ctx)
         # Every paper module's notes take their numbers from the run's rows (issue 17).
         rep.resolve_notes()
-        if quick and hasattr(mod, "QUICK_VERDICT_DIFFERS"):
-            rep.quick_checked = True
-            differs = set(mod.QUICK_VERDICT_DIFFERS)
-            for r in rep.rows:
-                r.indicative = r.id in differs
         rep.quick = quick
         rep.profile = rules
+        rep.cost = ctx.cost
+        rep.claims = list(getattr(mod, "CLAIMS", ()))
+        rep.check_claims()
+        if quick:
+            apply_quick_record(rep, load_quick_record(paper))
         return rep
 
     with Engine(jobs, scheduler, processes=False) as eng:
         if beside is None:
             return one_pass(eng, profile, out, None)
         rep = one_pass(eng, profile, out, f"1/2 {'validated rules' if profile is None else profile}")
-        rep.beside = Beside(beside, out / f"beside-{beside}")
+        keys, agent = agents.get(beside, ({}, None))
+        rep.beside = Beside(beside, out / f"beside-{beside}", agent)
         rep.beside.out.mkdir(exist_ok=True)
         try:
-            rep.beside.report = one_pass(eng, beside, rep.beside.out, f"2/2 {beside}")
+            rep.beside.report = one_pass(eng, beside, rep.beside.out, f"2/2 {beside}", keys)
         except (ScenarioError, SimulationError) as e:
             # The primary run took the same scenarios, so a scenario the second pass rejects
             # is one the profile cannot express (RSFC under ns2: no timestamps): a refusal
@@ -483,15 +738,56 @@ def reproduce(paper: str, *, quick: bool, out: Path, jobs: int | None = None, se
     return rep
 
 
-@dataclass
-class PaperClaim:
-    where: str
-    text: str
-    rows: tuple
+def load_quick_record(paper: str) -> dict[str, Any] | None:
+    """The paper's recorded quick-against-full check, or None."""
+    path = QUICK_CHECKS / f"{paper}.json"
+    if not path.exists():
+        return None
+    with open(path) as f:
+        return json.load(f)
 
 
-def every_case(rows, claim, *, experiment, case, variant, metric, unit=""):
-    vals = [r for r in rows if r.ours is not None]
-    pick = min if claim.hi is None else max
-    w = pick(vals, key=lambda r: r.ours)
-    return Row(experiment, case, variant, metric, unit, w.ours, claim, note=Note("worst case: {c}", c=Fact(w.case)))
+def row_keys(rows: Iterable[Row]) -> list[str]:
+    """Each row's key in a quick-check record: its id, and ``#k`` for the k-th repeat of an
+    id (rows match by occurrence, as `--beside` pairs them)."""
+    seen: dict[str, int] = {}
+    out = []
+    for r in rows:
+        k = seen.get(r.id, 0)
+        seen[r.id] = k + 1
+        out.append(r.id if k == 0 else f"{r.id}#{k + 1}")
+    return out
+
+
+def apply_quick_record(rep: Report, record: dict[str, Any] | None) -> None:
+    """Marks a quick report's rows from the record: indicative where the full run judged
+    the row's consistency differently, unchecked where the record lacks the row or its
+    quick verdict is no longer the recorded one."""
+    rep.quick_record = record
+    recorded = (record or {}).get("rows", {})
+    for key, r in zip(row_keys(rep.rows), rep.rows):
+        if r.claim is None:
+            continue
+        rec = recorded.get(key)
+        if rec is None or rec.get("quick") != r.consistent():
+            r.unchecked = True
+        else:
+            r.indicative = rec.get("full") != rec.get("quick")
+
+
+def quick_record(paper: str, quick: Report, full: Report) -> dict[str, Any]:
+    """The record `quick_vs_full --write` stores: each quick row with a criterion, its
+    consistency in the quick and in the full run (None: no number, or no such full row)."""
+    full_by_key = dict(zip(row_keys(full.rows), full.rows))
+    rows: dict[str, dict[str, Any]] = {}
+    for key, r in zip(row_keys(quick.rows), quick.rows):
+        if r.claim is None:
+            continue
+        f = full_by_key.get(key)
+        rows[key] = {"quick": r.consistent(), "full": None if f is None else f.consistent()}
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    return {"paper": paper, "date": datetime.date.today().isoformat(), "commit": commit, "rows": rows}

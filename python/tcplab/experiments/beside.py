@@ -154,9 +154,11 @@ def beside_section(rep: Report, out: Path) -> list[str]:
         return head + [f"**Not run**: this reproduction cannot run under profile `{b.profile}` (`--beside`): "
                        f"{b.refused}. The report shows the run under {rep.rules()} only.", ""]
     folder = os.path.relpath(b.out, out)
+    agent = (f" with the paper's agent's keys on top: {b.agent}" if b.agent else
+             f" alone: its rules, not any simulator's agent (the paper module names no agent for `{b.profile}`)")
     lines = head + [
-        f"Every run was repeated under stack profile `{b.profile}` (`--beside`, docs/profiles.md) on the same "
-        f"engine, scenarios and seeds: the column `ours ({b.profile})`. The `diff` column, the notes and the "
+        f"Every run was repeated under stack profile `{b.profile}` (`--beside`, docs/profiles.md){agent}, on the same "
+        f"engine, scenarios and seeds: the column `{b.column()}`. The `diff` column, the notes and the "
         f"figures belong to the run under {rep.rules()}; the `{b.profile}` run's own report and figures are in "
         f"[`{folder}/`]({folder}/report.md). "
         "Computed from the two runs' rows:", ""]

@@ -1,55 +1,53 @@
-"""`python -m tcplab.experiments.quick_vs_full PAPER`: runs a reproduction in quick mode
-and in full, and lists the rows whose consistency with the paper the two judge differently
-(issue 17: "--quick must reach the same verdict as the full run on every headline row, or
-mark the row as indicative in quick mode").
+"""`python -m tcplab.experiments.quick_vs_full PAPER [--write]`: runs a reproduction in quick
+mode and in full, and lists the rows whose consistency with their criterion the two judge
+differently (issue 17: "--quick must reach the same verdict as the full run on every headline
+row, or mark the row as indicative in quick mode"; issue 35: "the report of a quick run
+states which rows were checked against a full run, and when").
 
-The list it prints is what the paper module's ``QUICK_VERDICT_DIFFERS`` must hold; it exits
-1 when the module's set differs from it. Rows the quick grid lacks are not compared; rows
-only the quick grid has (none should) are listed. A full run takes minutes to an hour.
+With ``--write`` it stores the comparison as ``quick_checks/PAPER.json`` beside this module
+(date, commit, each quick row's consistency in both runs): a quick report reads it, marks
+the rows the full run judged differently as indicative, and the rows the record lacks or
+whose quick verdict has changed since as unchecked. Each paper's test fails on unchecked
+rows, so a change that moves a quick verdict comes with a new check. A full run takes
+minutes (BSF: about 20 minutes on 2 cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
 
-from . import registry, reproduce
+from . import QUICK_CHECKS, quick_record, registry, reproduce
 
 
-def differing(paper: str, jobs: int | None = None) -> tuple[list[str], list[str]]:
-    """(row ids whose verdict differs between quick and full, ids only quick has)."""
+def check(paper: str, jobs: int | None = None) -> dict:
+    """The record of one quick and one full run of ``paper``."""
     with tempfile.TemporaryDirectory() as tmp:
         quick = reproduce(paper, quick=True, out=Path(tmp) / "quick", jobs=jobs, progress=True)
         full = reproduce(paper, quick=False, out=Path(tmp) / "full", jobs=jobs, progress=True)
-    full_by_id = {r.id: r for r in full.rows}
-    differs, only_quick = [], []
-    for r in quick.rows:
-        f = full_by_id.get(r.id)
-        if f is None:
-            only_quick.append(r.id)
-        elif r.consistent() != f.consistent():
-            differs.append(r.id)
-    return differs, only_quick
+    return quick_record(paper, quick, full)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paper", choices=sorted(registry()))
     ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--write", action="store_true", help=f"store the record as {QUICK_CHECKS.name}/PAPER.json")
     a = ap.parse_args(argv)
-    differs, only_quick = differing(a.paper, a.jobs)
-    declared = set(getattr(registry()[a.paper], "QUICK_VERDICT_DIFFERS", ()))
-    print(f"rows whose verdict differs between --quick and the full run ({len(differs)}):")
-    for i in differs:
-        print(f"  {i!r},")
-    if only_quick:
-        print(f"rows only the quick run has ({len(only_quick)}): " + ", ".join(only_quick))
-    if set(differs) != declared:
-        print(f"QUICK_VERDICT_DIFFERS of {a.paper} does not match: missing {sorted(set(differs) - declared)}, "
-              f"extra {sorted(declared - set(differs))}", file=sys.stderr)
-        return 1
+    rec = check(a.paper, a.jobs)
+    rows = rec["rows"]
+    differs = [k for k, v in rows.items() if v["quick"] != v["full"]]
+    print(f"{len(rows)} quick rows with a criterion; {len(differs)} judged differently by the full run:")
+    for k in differs:
+        print(f"  {k}: quick {rows[k]['quick']}, full {rows[k]['full']}")
+    if a.write:
+        QUICK_CHECKS.mkdir(exist_ok=True)
+        path = QUICK_CHECKS / f"{a.paper}.json"
+        path.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
+        print(f"wrote {path}")
     return 0
 
 

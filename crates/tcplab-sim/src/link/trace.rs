@@ -723,10 +723,11 @@ mod tests {
                 "{text:?}"
             );
         }
-        // A 31.7-year period with two lines: 10^9 windows, all but the first empty.
-        let clock = std::time::Instant::now();
+        // A 31.7-year period with two lines: 10^9 windows, all but the first empty. The walk
+        // over the lines gives the empty windows' minimum without visiting them; the test
+        // that it does so without a loop over the windows is in tests/trace_links.rs (a hang
+        // guard: no test asserts a speed).
         let huge = trace("0\n1000000000000\n").info(1500);
-        assert!(clock.elapsed() < std::time::Duration::from_millis(100));
         assert_eq!((huge.min_mbps, huge.max_mbps), (0.0, 0.012));
         assert_eq!((huge.lines, huge.duration_ms), (2, 1_000_000_000_000));
     }
