@@ -16,9 +16,8 @@ def _rows(tmp_path):
     rows = j["rows"]
     for row in rows:
         assert FIELDS <= set(row) <= FIELDS | ROW_OPTIONAL, row
-        # Every row that disagrees with the thesis carries its own explanation (issue 17).
-        if row.get("consistent") is False:
-            assert row.get("note"), row
+    # A row that disagrees without a measured explanation is counted unexplained (issue 35),
+    # not hidden behind a note that only quotes the thesis.
     return {(r["experiment"], r["case"], r["variant"], r["metric"]): r for r in rows}
 
 
@@ -41,7 +40,7 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     assert rows[("fig5.10-friendliness", "all", "rre-vs-rre", "jain_min")]["paper"] == {"min": 0.95}
     # 6.2.3: "at least 75%" is a bound; the rate-based senders fall below it, each with its
     # explanation.
-    assert rows[("congested-uplink", "ATT-LTE-driving", "cubic", "degradation")]["paper"] == {"min": 0.75}
+    assert rows[("congested-uplink", "ATT-LTE-driving", "all", "degradation_min")]["paper"] == {"min": 0.75}
 
     # 6.2.2: on the traces, every algorithm has the three metrics per trace.
     cases = {k[1] for k in rows if k[0] == "traces"}
@@ -75,8 +74,7 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     # Near CUBIC's since window-limited ticks are lower bounds (1.07 in the 20 s quick run,
     # 0.85-0.98 over 90 s): a sizeable share is the check, not an upper bound.
     assert 0.2 < share < 1.5, share
-    assert rows[("traces-sprout", "lte", "vegas-below-sprout", "fraction_owd_p95")]["paper"] == 1.0
-    assert rows[("traces-sprout", "lte", "proprate-low-above-sprout", "fraction_throughput")]["ours"] in (0.0, 1.0)
+    assert rows[("traces-claims", "all", "vegas-vs-sprout", "owd_p95_ratio_max")]["paper"] == {"max": 1.0}
 
     # The receive-window ablation: the explicit default buffer reproduces the traces rows, and
     # Linux's default tcp_rmem (87380 B) shortens CUBIC's delay on the outage trace as well.
@@ -193,7 +191,7 @@ def test_quick_reproduction_rows_and_claims(tmp_path):
     for m in ("share_when_first_median", "share_when_second_median"):
         assert 0 < get("fig6.9-trace-friendliness", "all", "sprout-vs-cubic", m) < 1
 
-    # Rows that disagree with the thesis carry a note (checked for every row in _rows).
+    # Some rows disagree with the thesis.
     assert any(r.get("consistent") is False for r in rows.values())
 
     # Figure 6.8(b), PROTEUS-Rate (6.1.2, 6.2.5).
