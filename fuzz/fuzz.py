@@ -102,6 +102,38 @@ def quantity(rng: random.Random, value: int, units: list[tuple[str, int]]) -> st
     return f"{text}{' ' if rng.random() < 0.1 else ''}{unit}"
 
 
+#: The rate-based controllers (crates/tcplab-core/src/cc/mod.rs `CcKind::is_rate_based`):
+#: they read the receiver's TSval (thesis 4.3.4), so both ends need timestamps.
+RATE_BASED = {"rre", "proprate-high", "proprate-low", "rre-table6.1", "proprate", "sprout-rate",
+              "proprate-target", "proteus-rate"}
+
+
+def _possible_ends(snd: dict[str, Any], rcv: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The keys to add to a connection's sender and receiver tables (``rcv`` None: the
+    receiver uses the sender's table) so that the simulator's rule on the two ends
+    (crates/tcplab-sim/src/validate.rs `check_ends`, issue 35) accepts them: a rate-based
+    sender or an RSFC receiver with timestamps on at both ends, a Sprout sender with a
+    Sprout receiver. ``snd``/``rcv`` are the effective tables (defaults and shorthands in)."""
+    r = snd if rcv is None else rcv
+    fix_s: dict[str, Any] = {}
+    fix_r: dict[str, Any] = {}
+    if snd.get("cc") in RATE_BASED or r.get("fc") == "rsfc":
+        if _timestamps_off(snd):
+            fix_s["timestamps"] = True
+        if rcv is not None and _timestamps_off(rcv):
+            fix_r["timestamps"] = True
+    if rcv is not None and snd.get("cc") == "sprout" and rcv.get("cc", "newreno") != "sprout":
+        fix_r["cc"] = "sprout"
+    return fix_s, fix_r
+
+
+def _no_freeze_with_afc(table: dict[str, Any], effective: dict[str, Any]) -> None:
+    """`zero_window_freeze` is refused beside `fc = "afc"` (AFC's sender has its own
+    zero-window rule; validate.rs `check_tcp`): a valid case drops the freeze."""
+    if effective.get("fc") == "afc" and effective.get("zero_window_freeze"):
+        table["zero_window_freeze"] = False
+
+
 def _timestamps_off(tcp: dict[str, Any]) -> bool:
     """A TCP table without timestamps: given as false, or left to a stack profile that
     turns them off (docs/profiles.md; `tcplab.scenario.effective_tcp`)."""
@@ -595,6 +627,7 @@ class Gen:
             "sprout_k_fill": lambda: r.choice([2, 1.25, round(r.uniform(1.001, 10), 4)]) if not ext() else r.choice([math.nextafter(1.0, 2.0), 10.0]),
             "sprout_k_drain": lambda: r.choice([0.5, 0.25, round(r.uniform(0.001, 0.999), 4)]) if not ext() else r.choice([5e-324, math.nextafter(1.0, 0.0)]),
             "frto": lambda: r.random() < 0.7,
+            "zero_window_freeze": lambda: r.random() < 0.3,
             "ecn": lambda: r.random() < 0.5,
             "hystart": lambda: r.random() < 0.5,
             "cwnd_limited_growth": lambda: r.random() < 0.5,
@@ -798,15 +831,10 @@ class Gen:
                 else:
                     f["fc"] = fc
                     self.use("flow.fc", f"fc.{fc}")
-            # RSFC reads delays off timestamps: a receiver with fc = "rsfc" and timestamps
-            # off is refused (docs/scenarios.md), so a valid case turns them back on.
-            recv = dict(defaults.get("tcp", {}))
-            recv |= f.get("tcp", {}) | {k: f[k] for k in ("cc", "fc") if k in f}
-            if "receiver_tcp" in f or "receiver_tcp" in defaults:
-                recv |= defaults.get("receiver_tcp", {}) | f.get("receiver_tcp", {})
-            if recv.get("fc") == "rsfc" and _timestamps_off(recv):
-                f.setdefault("receiver_tcp", {})["timestamps"] = True
-                self.use("flow.receiver_tcp")
+            # What the two ends make impossible is refused (RSFC or a rate-based cc without
+            # timestamps, Sprout without a Sprout receiver; docs/scenarios.md), so a valid
+            # case adds the keys that make it possible.
+            self._fix_ends(f, defaults, "flow")
             flows.append(f)
             shapes.append(ends)
 
@@ -937,16 +965,37 @@ class Gen:
             if self.p(0.2):
                 w["receiver_tcp"] = self.tcp(dur)
                 self.use("workload.receiver_tcp")
-            # RSFC reads timestamps: a valid workload's receiver keeps them on (as for flows).
-            recv = dict(defaults.get("tcp", {}))
-            recv |= w.get("tcp", {}) | {k: w[k] for k in ("cc", "fc") if k in w}
-            if "receiver_tcp" in w or "receiver_tcp" in defaults:
-                recv |= defaults.get("receiver_tcp", {}) | w.get("receiver_tcp", {})
-            if recv.get("fc") == "rsfc" and _timestamps_off(recv):
-                w.setdefault("receiver_tcp", {})["timestamps"] = True
-                self.use("workload.receiver_tcp")
+            # As for flows: the two ends must make their mechanisms possible.
+            self._fix_ends(w, defaults, "workload")
             out.append(w)
         return out
+
+    def _fix_ends(self, f: dict[str, Any], defaults: dict[str, Any], kind: str) -> None:
+        """Adds to a flow's or a workload's tables what `_possible_ends` asks for, and keeps
+        `zero_window_freeze` away from AFC."""
+        snd = dict(defaults.get("tcp", {})) | f.get("tcp", {}) | {k: f[k] for k in ("cc", "fc") if k in f}
+        rcv = None
+        if "receiver_tcp" in f or "receiver_tcp" in defaults:
+            rcv = snd | defaults.get("receiver_tcp", {}) | f.get("receiver_tcp", {})
+        fs, fr = _possible_ends(snd, rcv)
+        if fs:
+            f.setdefault("tcp", {}).update(fs)
+            snd |= fs
+            if rcv is not None:
+                rcv |= {k: v for k, v in fs.items() if k not in defaults.get("receiver_tcp", {}) and k not in f.get("receiver_tcp", {})}
+            self.use(f"{kind}.tcp")
+        if fr:
+            f.setdefault("receiver_tcp", {}).update(fr)
+            rcv = (rcv or dict(snd)) | fr
+            self.use(f"{kind}.receiver_tcp")
+        _no_freeze_with_afc(f.setdefault("tcp", {}), snd)
+        if not f["tcp"]:
+            del f["tcp"]
+        if rcv is not None:
+            rcv_table = f.setdefault("receiver_tcp", {})
+            _no_freeze_with_afc(rcv_table, rcv | {k: rcv_table[k] for k in rcv_table})
+            if not rcv_table:
+                del f["receiver_tcp"]
 
     def pages(self, dur: int, nodes: list[str], defaults: dict[str, Any]) -> list[dict[str, Any]]:
         """Web page loads between two nodes (every topology here connects all nodes both ways):
@@ -988,10 +1037,27 @@ class Gen:
             if self.p(0.2):
                 pg["server_tcp"] = self.tcp(dur)
                 self.use("page.server_tcp")
-            # RSFC reads timestamps: a valid page's client keeps them on.
-            client_tcp = dict(defaults.get("tcp", {})) | pg.get("tcp", {})
-            if client_tcp.get("fc") == "rsfc" and _timestamps_off(client_tcp):
-                pg.setdefault("tcp", {})["timestamps"] = True
+            # Both ends of a page send and receive (requests, objects): each direction's
+            # mechanisms must be possible (validate.rs `check_ends`, both ways).
+            client_tcp = dict(defaults.get("tcp", {})) | pg.get("tcp", {}) | ({"cc": pg["cc"]} if "cc" in pg else {})
+            server_tcp = client_tcp | pg.get("server_tcp", {}) if "server_tcp" in pg else None
+            for _ in range(2):  # a fix one way may call for one the other way (a cc set to sprout)
+                for snd, rcv, s_key, r_key in ((server_tcp, client_tcp, "server_tcp", "tcp"),
+                                              (client_tcp, server_tcp, "tcp", "server_tcp")):
+                    if snd is None:
+                        snd, s_key = client_tcp, "tcp"
+                    fs, fr = _possible_ends(snd, rcv)
+                    for key, fix in ((s_key, fs), (r_key, fr)):
+                        if fix:
+                            pg.setdefault(key, {}).update(fix)
+                            (client_tcp if key == "tcp" else server_tcp).update(fix)
+                            if key == "tcp" and server_tcp is not None and "server_tcp" in pg:
+                                # The server's table inherits the client's: keep what it set itself.
+                                server_tcp.update({k: v for k, v in fix.items() if k not in pg["server_tcp"]})
+            for key, eff in (("tcp", client_tcp), ("server_tcp", server_tcp)):
+                if eff is not None and key in pg:
+                    _no_freeze_with_afc(pg[key], eff)
+                    eff.update({k: pg[key][k] for k in ("zero_window_freeze",) if k in pg[key]})
             out.append(pg)
         return out
 

@@ -219,3 +219,27 @@ def test_seed_does_not_change_the_scenario_hash(fake_sim, tmp_path, capsys):
     assert hashes[0] == hashes[1]
     assert tcli.main(["run", P2P, "--out", str(tmp_path / "3"), "--set", "duration=5s", "--json", "--no-plots"]) == 0
     assert json.loads(capsys.readouterr().out)["scenario_sha256"] != hashes[0]
+
+
+def test_run_says_on_stderr_and_in_the_summary_what_ran_in_place_of_the_configured(tmp_path):
+    """Issue 35: a mechanism that cannot run as configured never runs silently as another.
+    AFC on the receiver only (AFC paper 4.2.1: used only when both ends agree) stays a valid
+    scenario; the receiver runs classic flow control, and `run` says so: one warning line
+    naming the flow, the configured and the effective policy and why, and the summary's
+    `fc_effective` and `fallbacks`. A flow that runs as configured prints none."""
+    sc = tmp_path / "afc-one-side.toml"
+    sc.write_text('duration = "2s"\n[topology]\nkind = "point_to_point"\n'
+                  '[topology.downlink]\nrate = "10Mbit/s"\ndelay = "20ms"\n'
+                  '[topology.uplink]\nrate = "10Mbit/s"\ndelay = "20ms"\n'
+                  '[[flows]]\nname = "bulk"\n[flows.receiver_tcp]\nfc = "afc"\n')
+    r = cli("run", str(sc), "--out", str(tmp_path / "o"), "--json", "--no-plots")
+    assert r.returncode == 0, r.stderr
+    warnings = [x for x in r.stderr.splitlines() if x.startswith("warning:")]
+    assert warnings == ["warning: flow 'bulk': the receiver's fc \"afc\" ran as \"classic\": the peer did not "
+                        "offer AFC: AFC is used only when both ends agree (AFC paper 4.2.1)"], r.stderr
+    f = json.loads(r.stdout)["flows"][0]
+    assert (f["fc_effective"], f["cc_effective"], len(f["fallbacks"])) == ("classic", "newreno", 1)
+    r = cli("run", P2P, "--out", str(tmp_path / "p"), "--set", "duration=2s", "--json", "--no-plots")
+    assert r.returncode == 0 and "warning:" not in r.stderr, r.stderr
+    f = json.loads(r.stdout)["flows"][0]
+    assert f["cc_effective"] == f["cc"] and f["fc_effective"] == f["fc"] and "fallbacks" not in f

@@ -429,7 +429,7 @@ def _check_pcap_links(sc: Any, names: Sequence[str]) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run
+    from .runner import fallback_warnings, run
     from .scenario import load
 
     sc = load(args.scenario, args.overrides)
@@ -459,6 +459,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     s = res.summary
+    # A sender or receiver that ran as another than configured is never silent (issue 35).
+    for line in fallback_warnings(s):
+        print(f"warning: {line}", file=sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps(s, indent=2) + "\n")
     else:

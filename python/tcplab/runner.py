@@ -94,6 +94,18 @@ class Result:
         return f"<tcplab.Result {self.summary.get('scenario')!r} seed={self.summary.get('seed')} ok={self.ok}: {flows}>"
 
 
+def fallback_warnings(summary: dict[str, Any]) -> list[str]:
+    """One line per mechanism that ran as another than configured (issue 35): the flow, the
+    end, the configured and the effective controller or receiver policy, and why, from the
+    summary's ``fallbacks`` (docs/summary.md). Empty when everything ran as configured."""
+    out = []
+    for f in summary.get("flows", []):
+        for fb in f.get("fallbacks", []):
+            out.append(f"flow '{f['name']}': the {fb['end']}'s {fb['key']} \"{fb['configured']}\" "
+                       f"ran as \"{fb['effective']}\": {fb['why']}")
+    return out
+
+
 def timeseries_frame(ts: dict[str, Any]) -> "pd.DataFrame":
     """``output::TimeSeries`` (column arrays + interned entities and metrics) as a long DataFrame."""
     import numpy as np

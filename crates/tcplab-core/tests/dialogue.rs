@@ -534,6 +534,117 @@ fn zero_window_persist_probe_backoff_and_reopening() {
     assert_eq!(a.poll_timeout(), None);
 }
 
+/// A zero window while data is outstanding: five segments out at 100 ms, the peer ACKs two
+/// of them at 150 ms with a zero window, 3000 more bytes are written at 200 ms. RTO and
+/// the persist interval are both 200 ms (min_rto, after 50 ms samples), so either the
+/// retransmission timer or the persist timer is due at 350 ms.
+fn zero_window_with_data_outstanding(freeze: bool) -> Endpoint {
+    let c = TcpConfig {
+        nagle: false,
+        zero_window_freeze: freeze,
+        ..cfg()
+    };
+    let mut a = client(c, plain_opts(), 65535);
+    assert_eq!(a.write(ms(100), 5000), 5000);
+    assert_eq!(drain(&mut a, ms(100)).len(), 5);
+    a.handle_segment(ms(150), &peer(IRS + 1, ISS + 2001, 0));
+    assert!(drain(&mut a, ms(150)).is_empty());
+    assert_eq!(
+        a.stats().zero_window_events,
+        0,
+        "nothing was waiting to be sent"
+    );
+    assert_eq!(a.write(ms(200), 3000), 3000);
+    assert!(drain(&mut a, ms(200)).is_empty(), "the window is zero");
+    assert_eq!(a.stats().zero_window_events, 0);
+    a
+}
+
+#[test]
+fn zero_window_freeze_stops_the_rto_and_probes_until_the_window_reopens() {
+    // M-TCP's persist mode (Brown and Singh 1997, section 3), the BSF paper's frozen sender
+    // (III-D): with `zero_window_freeze` no timeout, no backoff, cwnd kept; persist probes
+    // of the first unacknowledged byte; the reopened window resumes with the frozen state.
+    let mut a = zero_window_with_data_outstanding(true);
+    let cwnd = a.cwnd();
+    let rto = a.rtt().rto();
+    assert_eq!(rto, Duration::from_millis(200));
+    assert_eq!(a.timer(Timer::Retransmit), None, "the RTO is frozen");
+    assert_eq!(a.timer(Timer::Persist), Some(ms(350)));
+    a.handle_timeout(ms(350) - NS);
+    assert!(drain(&mut a, ms(350) - NS).is_empty());
+    a.handle_timeout(ms(350));
+    let p = one(&mut a, ms(350));
+    assert_eq!(
+        (p.seq, p.payload_len, p.payload_tag),
+        (SeqNo(ISS + 2001), 1, payload_tag(2000, 1)),
+        "a probe of the first unacknowledged byte"
+    );
+    assert_eq!(a.timer(Timer::Retransmit), None);
+    // The persist timer backs off (400 ms), the retransmission timer does not exist.
+    assert_eq!(a.poll_timeout(), Some(ms(750)));
+    // The probe's answer: the same zero window (not a duplicate ACK), another probe at 750.
+    a.handle_segment(ms(400), &peer(IRS + 1, ISS + 2001, 0));
+    a.handle_segment(ms(401), &peer(IRS + 1, ISS + 2001, 0));
+    a.handle_segment(ms(402), &peer(IRS + 1, ISS + 2001, 0));
+    assert!(drain(&mut a, ms(402)).is_empty(), "no fast retransmit");
+    a.handle_timeout(ms(750) - NS);
+    assert!(drain(&mut a, ms(750) - NS).is_empty());
+    a.handle_timeout(ms(750));
+    assert_eq!(one(&mut a, ms(750)).seq, SeqNo(ISS + 2001));
+    let st = a.stats();
+    assert_eq!((st.timeouts, st.zero_window_probes_sent), (0, 2));
+    assert_eq!((st.fast_retransmits, st.retransmitted_segments), (0, 0));
+    assert_eq!(a.cwnd(), cwnd, "cwnd kept through the freeze");
+    assert_eq!(a.rtt().rto(), rto, "no backoff");
+    // The window reopens with everything delivered: the 3000 waiting bytes go at once,
+    // under the frozen cwnd, and the RTO runs again from its frozen value.
+    a.handle_segment(ms(800), &peer(IRS + 1, ISS + 5001, 10_000));
+    let v = drain(&mut a, ms(800));
+    assert_eq!(
+        v.iter()
+            .map(|s| (s.seq.0 - ISS - 1, s.payload_len))
+            .collect::<Vec<_>>(),
+        vec![(5000, 1000), (6000, 1000), (7000, 1000)]
+    );
+    assert_eq!(a.timer(Timer::Persist), None);
+    assert_eq!(a.timer(Timer::Retransmit), Some(ms(800) + rto));
+    assert_eq!(a.stats().timeouts, 0);
+}
+
+#[test]
+fn without_zero_window_freeze_the_rto_runs_through_a_zero_window() {
+    // RFC 9293 3.8.6.1 (the default): the retransmission timer keeps running; at 350 ms it
+    // fires, retransmits into the zero window, collapses cwnd and backs off.
+    let mut a = zero_window_with_data_outstanding(false);
+    assert_eq!(a.timer(Timer::Retransmit), Some(ms(350)));
+    assert_eq!(
+        a.timer(Timer::Persist),
+        None,
+        "data is outstanding: no persist timer"
+    );
+    a.handle_timeout(ms(350) - NS);
+    assert!(drain(&mut a, ms(350) - NS).is_empty());
+    assert_eq!(a.stats().timeouts, 0);
+    a.handle_timeout(ms(350));
+    let r = drain(&mut a, ms(350));
+    assert_eq!(
+        r.iter()
+            .map(|s| (s.seq.0 - ISS - 1, s.payload_len))
+            .collect::<Vec<_>>(),
+        vec![(2000, 1000)],
+        "a retransmission, not a probe"
+    );
+    assert_eq!(a.stats().timeouts, 1);
+    assert_eq!(a.stats().zero_window_probes_sent, 0);
+    assert_eq!(a.cwnd(), 1000, "RFC 5681 3.1: the loss window");
+    assert_eq!(
+        a.timer(Timer::Retransmit),
+        Some(ms(750)),
+        "backed off to 400 ms"
+    );
+}
+
 #[test]
 fn receiver_advertises_zero_then_sends_window_update_after_read() {
     let c = TcpConfig {

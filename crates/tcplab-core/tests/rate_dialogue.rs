@@ -586,3 +586,72 @@ fn held_acks_after_a_spurious_timeout_leave_rd_min_alone() {
         "RD_min {rd_min} -> {after} ns"
     );
 }
+
+/// Issue 35: a sender the handshake leaves without what it reads runs CUBIC and says so.
+/// A scenario cannot ask for this any more (tcplab-sim validate.rs refuses timestamps off
+/// at either end), so the case left is a peer whose SYN-ACK does not answer as configured:
+/// here one without the timestamp option (thesis 4.3.4) or without Sprout's option.
+#[test]
+fn a_peer_without_the_option_a_sender_reads_leaves_cubic_reported() {
+    let handshake = |cc: CcKind, options: TcpOptions| {
+        let cfg = TcpConfig {
+            cc,
+            mss: MSS as u32,
+            ..TcpConfig::default()
+        };
+        let mut a = Endpoint::new(cfg, SeqNo(ISS));
+        a.connect(ms(0));
+        while a.poll_transmit(ms(0)).is_some() {}
+        assert_eq!(a.cc_effective(), cc, "configured until established");
+        a.handle_segment(ms(50), &synack(65535, options));
+        while a.poll_transmit(ms(50)).is_some() {}
+        a
+    };
+    let ts = Some(Timestamps { tsval: 7, tsecr: 0 });
+    let base = TcpOptions {
+        mss: Some(MSS as u16),
+        sack_permitted: true,
+        ..Default::default()
+    };
+    // Timestamps echoed: PropRate runs, nothing to report.
+    let a = handshake(
+        CcKind::PropRateLow,
+        TcpOptions {
+            timestamps: ts,
+            ..base
+        },
+    );
+    assert_eq!(
+        (a.cc_effective(), a.cc_fallback()),
+        (CcKind::PropRateLow, None)
+    );
+    assert!(matches!(a.congestion_control(), Cc::PropRate(_)));
+    // No timestamp option from the peer: CUBIC, with the reason.
+    let a = handshake(CcKind::PropRateLow, base);
+    assert_eq!(a.cc_effective(), CcKind::Cubic);
+    assert!(matches!(a.congestion_control(), Cc::Cubic(_)));
+    let why = a.cc_fallback().expect("the fallback is reported");
+    assert!(
+        why.contains("no timestamp option") && why.contains("4.3.4"),
+        "{why}"
+    );
+    // Sprout whose peer did not echo its option.
+    let a = handshake(
+        CcKind::Sprout,
+        TcpOptions {
+            timestamps: ts,
+            ..base
+        },
+    );
+    assert_eq!(a.cc_effective(), CcKind::Cubic);
+    assert!(a.cc_fallback().unwrap().contains("Sprout's option"));
+    let a = handshake(
+        CcKind::Sprout,
+        TcpOptions {
+            timestamps: ts,
+            sprout_permitted: true,
+            ..base
+        },
+    );
+    assert_eq!((a.cc_effective(), a.cc_fallback()), (CcKind::Sprout, None));
+}

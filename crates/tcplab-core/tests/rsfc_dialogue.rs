@@ -212,6 +212,13 @@ fn rsfc_without_timestamps_is_classic() {
     };
     b.handle_segment(ms(50), &ack);
     assert!(matches!(b.receiver_policy(), Fc::Classic(_)));
+    // Issue 35: the fallback is reported, with its reason (the peer, not our key).
+    assert_eq!(b.fc_effective(), FcKind::Classic);
+    let why = b.fc_fallback().expect("the fallback is reported");
+    assert!(
+        why.contains("no timestamp option") && why.contains("III-D"),
+        "{why}"
+    );
 }
 
 /// A 1 MB upload over 400 kbit/s with a 40 ms one-way delay each way and an unbounded

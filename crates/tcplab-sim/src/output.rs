@@ -140,6 +140,18 @@ pub struct FlowSummary {
     pub direction: String,
     pub cc: String,
     pub fc: String,
+    /// The congestion controller the sender ran (issue 35): `cc`, or `"cubic"` when the
+    /// handshake left a rate-based or Sprout sender without what it reads (`fallbacks`
+    /// says why). Older summaries lack it (read as "").
+    #[serde(default)]
+    pub cc_effective: String,
+    /// The receiver policy the receiver ran: its configured `fc`, or `"classic"` when the
+    /// handshake left RSFC without timestamps or AFC without the peer's option.
+    #[serde(default)]
+    pub fc_effective: String,
+    /// Each mechanism that ran as another than configured, with why (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<Fallback>,
     /// Bytes read by the receiving application * 8 / (active time of the flow).
     pub goodput_mbps: f64,
     /// Bytes read by the receiving application.
@@ -178,6 +190,18 @@ pub struct FlowSummary {
     /// it (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rsfc: Option<RsfcSummary>,
+}
+
+/// A mechanism that ran as another than configured (issue 35), at one end of a flow.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fallback {
+    /// "sender" or "receiver": the endpoint whose configuration it is.
+    pub end: String,
+    /// "cc" or "fc".
+    pub key: String,
+    pub configured: String,
+    pub effective: String,
+    pub why: String,
 }
 
 /// One RSFC receiver at the end of the run.

@@ -215,18 +215,12 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
         for (side, c) in [("tcp", &f.tcp), ("receiver_tcp", rcfg)] {
             check_tcp(&at(side), c).map_err(cfg)?;
         }
-        if rcfg.fc == tcplab_core::fc::FcKind::Rsfc && !rcfg.timestamps {
-            let side = if f.receiver_tcp.is_some() {
-                "receiver_tcp"
-            } else {
-                "tcp"
-            };
-            return Err(cfg(format!(
-                "{}.timestamps: fc = \"rsfc\" reads delays off TCP timestamps (RSFC paper III-D); \
-                 the receiver needs timestamps = true",
-                at(side)
-            )));
-        }
+        let rside = if f.receiver_tcp.is_some() {
+            "receiver_tcp"
+        } else {
+            "tcp"
+        };
+        check_ends((&at("tcp"), &f.tcp), (&at(rside), rcfg)).map_err(cfg)?;
     }
     for (pi, p) in scn.pages.iter().enumerate() {
         let at = |k: &str| format!("pages[{pi}] ('{}').{k}", p.name);
@@ -270,13 +264,15 @@ pub fn validate(scn: &Scenario) -> Result<Graph, SimError> {
         if let Some(t) = &p.server_tcp {
             check_tcp(&at("server_tcp"), t).map_err(cfg)?;
         }
-        if p.tcp.fc == tcplab_core::fc::FcKind::Rsfc && !p.tcp.timestamps {
-            return Err(cfg(format!(
-                "{}.timestamps: fc = \"rsfc\" reads delays off TCP timestamps (RSFC paper III-D); \
-                 the receiver needs timestamps = true",
-                at("tcp")
-            )));
-        }
+        // Data flows both ways on a page's connections (requests and objects): each end is
+        // a sender and a receiver.
+        let client = (at("tcp"), &p.tcp);
+        let server = match &p.server_tcp {
+            Some(t) => (at("server_tcp"), t),
+            None => (at("tcp"), &p.tcp),
+        };
+        check_ends((&server.0, server.1), (&client.0, client.1)).map_err(cfg)?;
+        check_ends((&client.0, client.1), (&server.0, server.1)).map_err(cfg)?;
     }
     for (wi, w) in scn.workloads.iter().enumerate() {
         if !names.insert(w.name.as_str()) {
@@ -441,14 +437,82 @@ fn check_workload(
     if let Some(t) = &w.receiver_tcp {
         check_tcp(&at("receiver_tcp"), t)?;
     }
-    if rcv.fc == tcplab_core::fc::FcKind::Rsfc && !rcv.timestamps {
+    let rside = if w.receiver_tcp.is_some() {
+        "receiver_tcp"
+    } else {
+        "tcp"
+    };
+    check_ends((&at("tcp"), &w.tcp), (&at(rside), rcv))
+}
+
+/// The mechanisms a connection's two ends make impossible (issue 35: a sender that cannot
+/// run as configured is refused here rather than quietly run as another at the handshake,
+/// `Endpoint::establish`). `snd` sends the data and `rcv` receives it, each with the key
+/// path of its table. Timestamps are used only when both ends offer them (RFC 7323 3.2).
+/// The one place these rules live: `validate` and `run` (and the Python layer, through
+/// `check_scenario_json`) all come here.
+fn check_ends(
+    snd: (&str, &tcplab_core::tcp::TcpConfig),
+    rcv: (&str, &tcplab_core::tcp::TcpConfig),
+) -> Result<(), String> {
+    use tcplab_core::cc::CcKind;
+    use tcplab_core::fc::FcKind;
+    // The first end (sender, then receiver) with timestamps off, and why: a profile that
+    // turns them off is named, since the table itself may not say `timestamps` at all.
+    let why = |c: &tcplab_core::tcp::TcpConfig| {
+        if tcplab_core::tcp::TcpConfig::for_profile(c.profile).timestamps {
+            String::new()
+        } else {
+            format!(" (profile \"{}\" sets it false)", serde_name(&c.profile))
+        }
+    };
+    let ts_off = [snd, rcv]
+        .into_iter()
+        .find(|(_, c)| !c.timestamps)
+        .map(|(at, c)| (at, why(c)));
+    let both = "timestamps are used only when both ends offer them (RFC 7323 3.2)";
+    if let (true, Some((at, because))) = (snd.1.cc.is_rate_based(), &ts_off) {
         return Err(format!(
-            "{}.timestamps: fc = \"rsfc\" reads delays off TCP timestamps (RSFC paper III-D); \
-             the receiver needs timestamps = true",
-            at("tcp")
+            "{at}.timestamps: cc = \"{}\" is rate-based: the framework reads the receiver's clock \
+             from its TSval (thesis 4.3.4), and {both}; the sender and the receiver need \
+             timestamps = true{because}",
+            serde_name(&snd.1.cc)
         ));
     }
+    if snd.1.cc == CcKind::Sprout && rcv.1.cc != CcKind::Sprout {
+        return Err(format!(
+            "{}.cc: cc = \"sprout\" needs the receiver's forecast, which only a receiver with \
+             cc = \"sprout\" sends (its option is negotiated on the SYN: rate::sprout); the \
+             receiver has cc = \"{}\"",
+            rcv.0,
+            serde_name(&rcv.1.cc)
+        ));
+    }
+    if rcv.1.fc == FcKind::Rsfc {
+        if !rcv.1.timestamps {
+            return Err(format!(
+                "{}.timestamps: fc = \"rsfc\" reads delays off TCP timestamps (RSFC paper III-D); \
+                 the receiver needs timestamps = true{}",
+                rcv.0,
+                why(rcv.1)
+            ));
+        }
+        if let Some((at, because)) = &ts_off {
+            return Err(format!(
+                "{at}.timestamps: fc = \"rsfc\" reads delays off TCP timestamps (RSFC paper \
+                 III-D), and {both}; the sender and the receiver need timestamps = true{because}"
+            ));
+        }
+    }
     Ok(())
+}
+
+/// A value's scenario name (its serde name), for messages.
+fn serde_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
 }
 
 /// The per-endpoint TCP rules; `at` names the table (`flows[0] ('f').tcp`).
@@ -463,6 +527,16 @@ fn check_tcp(at: &str, c: &tcplab_core::tcp::TcpConfig) -> Result<(), String> {
     }
     if c.ts_granularity == Duration::ZERO {
         return Err(format!("{}.ts_granularity: must be greater than zero", at));
+    }
+    // M-TCP's freeze (TcpConfig::zero_window_freeze) and AFC's sender (its zero-window flag
+    // turns a timeout into a probe, AFC paper Algorithm 4) both decide what a zero window
+    // does to the retransmission timer: one of them at a time.
+    if c.zero_window_freeze && c.fc == tcplab_core::fc::FcKind::Afc {
+        return Err(format!(
+            "{}.zero_window_freeze: not with fc = \"afc\": AFC's sender has its own \
+             zero-window rule (AFC paper Algorithm 4); use one of them",
+            at
+        ));
     }
     // RSFC's parameters (fc::rsfc).
     if c.rsfc_threshold == Some(Duration::ZERO) {

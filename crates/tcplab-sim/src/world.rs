@@ -1684,12 +1684,16 @@ impl World {
                     .map(|(v, c)| (v as f64 * 1e-6, c))
                     .collect::<Vec<_>>(),
             ));
+            let (s_ep, r_ep) = (&self.eps[2 * f].ep, &self.eps[2 * f + 1].ep);
             flows.push(FlowSummary {
                 id: f as u32,
                 name: fl.name.clone(),
                 direction: format!("{}->{}", self.nodes[fl.src], self.nodes[fl.dst]),
                 cc: fl.cc.clone(),
                 fc: fl.fc.clone(),
+                cc_effective: serde_name(&s_ep.cc_effective()),
+                fc_effective: serde_name(&r_ep.fc_effective()),
+                fallbacks: fallbacks(s_ep, r_ep),
                 goodput_mbps: goodput,
                 bytes_delivered: fl.read,
                 bytes_written: fl.written,
@@ -1839,6 +1843,44 @@ fn rate_state_code(s: tcplab_core::rate::RateState) -> f64 {
 pub const LINK_METRICS: [&str; 4] = ["queue_packets", "queue_bytes", "tx_mbps", "drops"];
 
 /// The scenario-file name of an enum value (`proprate-high`, not `PropRateHigh`).
+/// What ran as another than configured on one flow (issue 35): the sender's controller,
+/// the receiver's policy, and the sender's own AFC half (AFC needs both ends' option).
+fn fallbacks(snd: &Endpoint, rcv: &Endpoint) -> Vec<crate::output::Fallback> {
+    let mut out = Vec::new();
+    let mut note = |end: &str, key: &str, configured: String, effective: String, why: &str| {
+        out.push(crate::output::Fallback {
+            end: end.into(),
+            key: key.into(),
+            configured,
+            effective,
+            why: why.into(),
+        })
+    };
+    if let Some(why) = snd.cc_fallback() {
+        let c = snd.config().cc;
+        note(
+            "sender",
+            "cc",
+            serde_name(&c),
+            serde_name(&snd.cc_effective()),
+            why,
+        );
+    }
+    for (end, ep) in [("receiver", rcv), ("sender", snd)] {
+        if let Some(why) = ep.fc_fallback() {
+            let c = ep.config().fc;
+            note(
+                end,
+                "fc",
+                serde_name(&c),
+                serde_name(&ep.fc_effective()),
+                why,
+            );
+        }
+    }
+    out
+}
+
 fn serde_name<T: serde::Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,

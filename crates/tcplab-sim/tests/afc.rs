@@ -66,6 +66,25 @@ fn afc_on_one_side_only_is_classic_flow_control() {
         let out = run_ok(&bursty_reader_scenario(s, r));
         let f = &out.summary.flows[0];
         assert_eq!(f.fc, "classic");
+        // Issue 35: the end configured for AFC is reported as having run classic, and why.
+        assert_eq!(f.fc_effective, "classic");
+        let end = if s == FcKind::Afc {
+            "sender"
+        } else {
+            "receiver"
+        };
+        assert_eq!(f.fallbacks.len(), 1, "{:?}", f.fallbacks);
+        let fb = &f.fallbacks[0];
+        assert_eq!(
+            (
+                fb.end.as_str(),
+                fb.key.as_str(),
+                fb.configured.as_str(),
+                fb.effective.as_str()
+            ),
+            (end, "fc", "afc", "classic")
+        );
+        assert!(fb.why.contains("4.2.1"), "{}", fb.why);
         assert_eq!((f.rcv_buffer_drops, f.proactive_acks), (0, 0));
         assert_eq!(f.bytes_delivered, 12_000_000);
         // Identical to classic on both sides.
@@ -77,6 +96,8 @@ fn afc_on_one_side_only_is_classic_flow_control() {
 #[test]
 fn afc_beats_classic_on_a_bursty_reader() {
     let afc = run_ok(&bursty_reader_scenario(FcKind::Afc, FcKind::Afc));
+    let f = &afc.summary.flows[0];
+    assert_eq!((f.fc_effective.as_str(), f.fallbacks.len()), ("afc", 0));
     let classic = run_ok(&bursty_reader_scenario(FcKind::Classic, FcKind::Classic));
     let (a, c) = (
         afc.summary.flows[0].completion_s.unwrap(),

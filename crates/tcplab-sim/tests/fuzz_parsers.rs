@@ -530,6 +530,16 @@ fn flow_spec(ends: (String, String), dur: u64) -> impl Strategy<Value = Value> {
                 "name": "", "src": ends.0, "dst": ends.1, "start": start, "tcp": tcp, "read": read,
                 "receiver_tcp": rtcp, "bytes": bytes, "stop": stop_after.map(|s| start + s),
             });
+            // A rate-based sender reads the receiver's TSval (thesis 4.3.4): validation refuses
+            // timestamps off at either end (validate.rs `check_ends`, issue 35), so a valid
+            // scenario turns them on.
+            let rate_based = CCS[4..].iter().any(|c| f["tcp"]["cc"] == *c);
+            if rate_based {
+                f["tcp"]["timestamps"] = json!(true);
+                if f["receiver_tcp"].is_object() {
+                    f["receiver_tcp"]["timestamps"] = json!(true);
+                }
+            }
             if let Some(p) = connect_pct {
                 f["connect"] = json!(start * p / 100);
             }

@@ -164,19 +164,39 @@ fn rre_is_not_ack_clocked_behind_a_congested_uplink() {
 }
 
 #[test]
-fn without_timestamps_a_rate_based_flow_falls_back_to_cubic() {
-    // 4.3.4: the framework "does require the TCP timestamp option to be enabled".
-    let mut s = deep(CcKind::Rre);
-    s.flows[0].tcp.timestamps = false;
-    // The validated rules: under the default `linux` profile (Linux's RTO, slow start by
-    // every segment acknowledged) the fallback CUBIC fills less than 90% of the link.
-    common::validated_rules(&mut s.flows[0].tcp);
-    let out = run_ok(&s);
-    assert!(out.summary.links[0].utilization > 0.9);
-    assert!(
-        out.summary.flows[0].owd_ms.p95 > 1000.0,
-        "CUBIC fills the buffer"
-    );
+fn without_timestamps_a_rate_based_flow_is_refused() {
+    // 4.3.4: the framework "does require the TCP timestamp option to be enabled". It used to
+    // run as CUBIC, unreported (issue 35); timestamps off at either end are now refused,
+    // before anything runs, naming the key.
+    for receiver_only in [false, true] {
+        let mut s = deep(CcKind::Rre);
+        if receiver_only {
+            let mut r = s.flows[0].tcp.clone();
+            r.timestamps = false;
+            s.flows[0].receiver_tcp = Some(r);
+        } else {
+            s.flows[0].tcp.timestamps = false;
+        }
+        let side = if receiver_only { "receiver_tcp" } else { "tcp" };
+        match tcplab_sim::run(&s, &mut |_| true) {
+            Err(tcplab_sim::SimError::Config(m)) => {
+                assert!(
+                    m.contains(&format!(".{side}.timestamps: cc = \"rre\" is rate-based")),
+                    "{m}"
+                );
+                assert!(m.contains("thesis 4.3.4"), "{m}");
+            }
+            other => panic!(
+                "expected a config error, got {:?}",
+                other.map(|o| o.summary)
+            ),
+        }
+    }
+    // With timestamps the flow runs rate-based and reports it.
+    let out = run_ok(&deep(CcKind::Rre));
+    let f = &out.summary.flows[0];
+    assert_eq!((f.cc.as_str(), f.cc_effective.as_str()), ("rre", "rre"));
+    assert!(f.fallbacks.is_empty());
 }
 
 #[test]

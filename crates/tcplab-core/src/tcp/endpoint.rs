@@ -301,6 +301,17 @@ pub struct Endpoint {
     /// holds its CWR state until an ACK above `high_seq`), before another ECE counts.
     ecn_hold_until: Option<u64>,
 
+    /// The controller `establish` built, and why it is not the configured one when it is
+    /// not (issue 35: a fallback is reported, `cc_effective`, never silent). The configured
+    /// controller until the connection is established.
+    cc_effective: CcKind,
+    cc_fallback: Option<&'static str>,
+    /// `zero_window_freeze`: the highest offset sent when the sender last froze, until an
+    /// ACK covers it; no RTT sample is taken meanwhile (`rtt_sample`).
+    freeze_high: Option<u64>,
+    /// The receiver policy `establish` installed (None before).
+    fc_effective: Option<FcKind>,
+
     // Sprout (`cc = "sprout"`, rate::sprout): both ends offered its option on the SYN.
     sprout_peer_offered: bool,
     sprout_ok: bool,
@@ -459,6 +470,10 @@ impl Endpoint {
             ece_pending: false,
             cwr_pending: false,
             ecn_hold_until: None,
+            cc_effective: cfg.cc,
+            cc_fallback: None,
+            freeze_high: None,
+            fc_effective: None,
             sprout_peer_offered: false,
             sprout_ok: false,
             sprout_rx: None,
@@ -622,18 +637,37 @@ impl Endpoint {
         } else {
             self.cfg.initial_cwnd_pkts.max(1) as u64 * self.mss as u64
         };
-        let kind = if self.cfg.cc.is_rate_based() && !self.ts_ok {
-            // The rate-based framework reads the receiver's clock from its TSval (thesis
-            // 4.3.4: "it does require the TCP timestamp option to be enabled"). Without the
-            // option it falls back to CUBIC, the default it is meant to replace.
-            CcKind::Cubic
+        // A controller the handshake leaves without what it reads falls back to CUBIC, the
+        // default it is meant to replace, and says so (`cc_effective`, `cc_fallback`; the
+        // simulator's summary and `tcplab run` report it). A scenario that makes this
+        // certain (timestamps off at either end, a receiver that is not Sprout) is refused
+        // before it runs (tcplab-sim validate.rs `check_ends`); what is left is a peer that
+        // did not answer as configured.
+        let (kind, why) = if self.cfg.cc.is_rate_based() && !self.ts_ok {
+            // Thesis 4.3.4: the framework "does require the TCP timestamp option to be
+            // enabled"; it reads the receiver's clock from its TSval.
+            let why = if self.cfg.timestamps {
+                "the peer's SYN carried no timestamp option: the rate-based framework reads \
+                 the receiver's TSval (thesis 4.3.4)"
+            } else {
+                "timestamps off: the rate-based framework reads the receiver's TSval \
+                 (thesis 4.3.4)"
+            };
+            (CcKind::Cubic, Some(why))
         } else if self.cfg.cc == CcKind::Sprout && !self.sprout_ok {
-            // Sprout's window needs the receiver's forecast: a peer that did not echo the
-            // option gets CUBIC, as the rate-based senders without timestamps.
-            CcKind::Cubic
+            // Sprout's window needs the receiver's forecast (NSDI 2013 section 4).
+            (
+                CcKind::Cubic,
+                Some(
+                    "the peer did not echo Sprout's option: Sprout's window needs the \
+                     receiver's forecast (Sprout, NSDI 2013 section 4)",
+                ),
+            )
         } else {
-            self.cfg.cc
+            (self.cfg.cc, None)
         };
+        self.cc_effective = kind;
+        self.cc_fallback = why;
         self.cc = Cc::with_config(kind, self.mss, iw, &self.cfg);
         self.cc_ticks = self.cc.has_tick();
         self.cc.set_peer_ts_granularity(self.peer_ts_granularity);
@@ -641,6 +675,11 @@ impl Endpoint {
         self.cc
             .set_rate_error(self.cfg.rate_error_cv, seed, component);
         self.fc = self.receiver_policy_for(now);
+        self.fc_effective = Some(match self.fc {
+            Fc::Classic(_) => FcKind::Classic,
+            Fc::Afc(_) => FcKind::Afc,
+            Fc::Rsfc(_) => FcKind::Rsfc,
+        });
         self.sync_fc_timer();
         if self.sprout_ok {
             self.sprout_rx = Some(Box::new(SproutReceiver::new(
@@ -705,7 +744,13 @@ impl Endpoint {
 
     /// One RTT measurement: `rto` feeds the RFC 6298 estimator, `cc` (returned) is
     /// congestion control's sample (they differ only under `rtt_source = "linux"`).
-    fn rtt_sample(&mut self, rto: Duration, cc: Duration) -> Duration {
+    /// One RTT measurement; None when it is not taken: a segment outstanding through a
+    /// freeze (`zero_window_freeze`) measures the freeze, not the path (Karn's reasoning,
+    /// RFC 6298 section 5: an ambiguous sample is not taken).
+    fn rtt_sample(&mut self, rto: Duration, cc: Duration) -> Option<Duration> {
+        if self.freeze_high.is_some() {
+            return None;
+        }
         self.rtt.on_sample_at(rto, self.snd_una, self.snd_nxt);
         // Karn's algorithm (RFC 6298 section 5, last paragraph): the backed-off RTO is kept
         // until a new RTT measurement recomputes it. Resetting it on any ACK of new data
@@ -714,7 +759,7 @@ impl Endpoint {
         self.rtt.reset_backoff();
         self.stats.rtt_samples += 1;
         self.stats.last_rtt = rto;
-        cc
+        Some(cc)
     }
 
     /// Linux `tcp_cwnd_validate` (net/ipv4/tcp_output.c), after each send and each stop
@@ -933,7 +978,7 @@ impl Endpoint {
                 RttSource::SendTime => {
                     // Karn's rule on the newest newly acknowledged segment.
                     if let Some(t) = a.rtt_from {
-                        rtt = Some(self.rtt_sample(now - t, now - t));
+                        rtt = self.rtt_sample(now - t, now - t);
                     }
                 }
                 RttSource::Tsecr => {
@@ -941,7 +986,7 @@ impl Endpoint {
                     // SND.UNA; no Karn rule is needed (section 4.2's TS.Recent rules make
                     // the echo that of the segment that filled the hole).
                     if let Some((r, sent)) = self.tsecr_rtt(now, seg) {
-                        rtt = Some(self.rtt_sample(r, r));
+                        rtt = self.rtt_sample(r, r);
                         echo_sent_at = Some(sent);
                         echo_retransmitted = false;
                     }
@@ -951,7 +996,7 @@ impl Endpoint {
                     if let Some((_, sent)) = self.timed_segment.filter(|&(end, _)| ack >= end) {
                         self.timed_segment = None;
                         let r = self.tick_rtt(sent, now);
-                        rtt = Some(self.rtt_sample(r, r));
+                        rtt = self.rtt_sample(r, r);
                     }
                 }
                 RttSource::Ns2Linux => {
@@ -1059,7 +1104,7 @@ impl Endpoint {
                 (None, None) => linux_tsecr.map(|(r, _)| (r, r)),
             };
             if let Some((r, c)) = sample {
-                rtt = Some(self.rtt_sample(r, c));
+                rtt = self.rtt_sample(r, c);
             }
         }
         if ack > una_before {
@@ -1126,7 +1171,10 @@ impl Endpoint {
             } else {
                 // RFC 5681 section 2: no data, no SYN/FIN, same window, data outstanding.
                 seg.payload_len == 0 && !seg.flags.fin() && wnd == prior_wnd && sprout_news
-            };
+            }
+            // A frozen sender (`zero_window_freeze`) reads a zero-window ACK for its window
+            // only (M-TCP's persist mode): no fast retransmit from repeated ones.
+            && !(self.cfg.zero_window_freeze && wnd == 0);
         // RFC 5681 section 2's duplicate ACK, whatever SACK says (thesis 4.1.2 counts one MSS
         // per duplicate ACK that carries no SACK blocks).
         let dup_5681 = ack == una_before
@@ -1256,6 +1304,10 @@ impl Endpoint {
             self.cc.on_ack(now, &sample, &self.rtt);
         }
 
+        if self.freeze_high.is_some_and(|h| self.snd_una >= h) {
+            // Everything outstanding through the freeze is acknowledged: RTT samples again.
+            self.freeze_high = None;
+        }
         if self.peer_wnd == 0 && prior_wnd > 0 && self.written > self.snd_nxt {
             self.stats.zero_window_events += 1;
         }
@@ -1866,9 +1918,15 @@ impl Endpoint {
             }
         }
         let probe_only = self.probe_at.is_some() && self.sb.len() == 1;
+        let frozen = self.frozen();
+        if frozen {
+            self.freeze_high = Some(self.snd_max());
+        }
         // RFC 6298 5.1/5.2: the timer runs while data is outstanding; a lone zero-window
-        // probe is covered by the persist timer instead.
-        if self.sb.is_empty() || probe_only {
+        // probe is covered by the persist timer instead, and so is a frozen sender
+        // (`zero_window_freeze`, M-TCP's persist mode). Unfrozen, the timer starts again
+        // from the RTO the freeze kept (no backoff was taken during it).
+        if self.sb.is_empty() || probe_only || frozen {
             self.timers.disarm(Timer::Retransmit);
             self.timers.disarm(Timer::LossProbe);
             self.timers.disarm(Timer::RackReorder);
@@ -1878,9 +1936,10 @@ impl Endpoint {
         // RFC 9293 3.8.6.1 (and RFC 1122 4.2.3.4's override timer): data waits, the peer's
         // window is too small to send it, and nothing is in flight to bring an update.
         let unsent = self.written - self.snd_nxt;
-        let blocked = unsent > 0
+        let blocked = (unsent > 0
             && self.wnd_avail() < unsent.min(self.mss as u64)
-            && (self.sb.is_empty() || probe_only);
+            && (self.sb.is_empty() || probe_only))
+            || frozen;
         if blocked {
             if !self.timers.is_armed(Timer::Persist) {
                 self.timers
@@ -1890,6 +1949,22 @@ impl Endpoint {
             self.timers.disarm(Timer::Persist);
             self.persist_backoff = 0;
         }
+    }
+
+    /// M-TCP's persist mode (Brown and Singh 1997, section 3; the BSF paper's frozen sender,
+    /// section III-D), with `zero_window_freeze`: the peer advertises a zero window while
+    /// data is outstanding. The sender then keeps all its state: the retransmission timer
+    /// is stopped (no timeout, no backoff, cwnd and ssthresh untouched), ACKs of the zero
+    /// window are not duplicate ACKs, and the persist timer probes the window with the
+    /// first unacknowledged byte. Without the key (RFC 9293 3.8.6.1) the retransmission
+    /// timer keeps running under a zero window and persist starts only once nothing is
+    /// outstanding. A lone classic probe byte is the classic persist rule's.
+    fn frozen(&self) -> bool {
+        self.cfg.zero_window_freeze
+            && self.conn == Conn::Established
+            && self.peer_wnd == 0
+            && !self.sb.is_empty()
+            && !(self.probe_at.is_some() && self.sb.len() == 1)
     }
 
     /// RTO-based interval doubled per unanswered probe, capped at `max_persist`.
@@ -2020,6 +2095,17 @@ impl Endpoint {
     }
 
     fn send_probe(&mut self, now: Instant) -> Option<Segment> {
+        if self.frozen() {
+            // M-TCP's persist probe with data outstanding: the first unacknowledged byte
+            // again. Delivered or not, it draws an ACK carrying the receiver's window (a
+            // duplicate, in-order data, or data beyond a zero window: RFC 9293 3.10.7.4).
+            // Its segment counts as retransmitted for Karn's rule, and stays out of the pipe.
+            let f = *self.sb.front().expect("frozen with data outstanding");
+            self.sb.touch(0, now);
+            self.stats.zero_window_probes_sent += 1;
+            let len = f.len.min(1);
+            return Some(self.data_segment(now, f.start, len, f.fin && f.len <= 1));
+        }
         if let Some(p) = self.probe_at {
             if self.sb.front().is_some_and(|f| f.start == p) {
                 // Repeat the same probe byte; it stays out of the pipe accounting.
@@ -2530,6 +2616,48 @@ impl Endpoint {
     /// Whether Sprout's option was negotiated (both ends `cc = "sprout"`).
     pub fn sprout_negotiated(&self) -> bool {
         self.sprout_ok
+    }
+
+    /// The congestion controller that runs (issue 35): the configured one, or CUBIC when
+    /// the handshake left a rate-based or Sprout sender without what it reads; the
+    /// configured one before the connection is established.
+    pub fn cc_effective(&self) -> CcKind {
+        self.cc_effective
+    }
+
+    /// Why [`Endpoint::cc_effective`] differs from the configured `cc` (None when it does
+    /// not).
+    pub fn cc_fallback(&self) -> Option<&'static str> {
+        self.cc_fallback
+    }
+
+    /// The receiver policy that runs (issue 35): the configured `fc`, or classic when the
+    /// handshake left RSFC without timestamps or AFC without the peer's option; the
+    /// configured one before the connection is established.
+    pub fn fc_effective(&self) -> FcKind {
+        self.fc_effective.unwrap_or(self.cfg.fc)
+    }
+
+    /// Why [`Endpoint::fc_effective`] differs from the configured `fc` (None when it does
+    /// not).
+    pub fn fc_fallback(&self) -> Option<&'static str> {
+        if self.fc_effective() == self.cfg.fc {
+            return None;
+        }
+        Some(match self.cfg.fc {
+            FcKind::Rsfc if self.cfg.timestamps => {
+                "the peer's SYN carried no timestamp option: RSFC reads delays off TCP \
+                 timestamps (RSFC paper III-D)"
+            }
+            FcKind::Rsfc => {
+                "timestamps off: RSFC reads delays off TCP timestamps (RSFC paper III-D)"
+            }
+            FcKind::Afc => {
+                "the peer did not offer AFC: AFC is used only when both ends agree (AFC paper \
+                 4.2.1)"
+            }
+            FcKind::Classic => "classic flow control did not run",
+        })
     }
 
     /// Sprout's receiver half, once the connection negotiated it.

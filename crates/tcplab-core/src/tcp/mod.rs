@@ -366,6 +366,17 @@ pub struct TcpConfig {
     /// (RFC 4015 as Linux: restore the pre-timeout cwnd, ssthresh or rate-based state and
     /// go on with new data). On by default, like Linux's `tcp_frto = 2`.
     pub frto: bool,
+    /// Freeze the sender under a zero window (M-TCP's persist mode: Brown and Singh, "M-TCP:
+    /// TCP for Mobile Cellular Networks", ACM CCR 27(5), 1997, section 3; the BSF paper's
+    /// section III-D assumes a frozen sender keeps "all TCP state"). When an ACK advertises
+    /// a zero window while data is outstanding, the retransmission timer stops (no timeout,
+    /// no backoff, cwnd and ssthresh kept), duplicate ACKs of the zero window do not count,
+    /// and persist probes (one byte, the first unacknowledged one) go out on the persist
+    /// timer; the window reopening resumes transmission with the frozen state and the RTO
+    /// it had. Off by default: RFC 9293's rules, under which the retransmission timer keeps
+    /// running through a zero window (3.8.6.1). Refused beside `fc = "afc"`, whose sender
+    /// has its own zero-window rule (AFC paper Algorithm 4).
+    pub zero_window_freeze: bool,
     /// Explicit Congestion Notification (RFC 3168 section 6.1): offer ECN in the SYN (or
     /// accept it in the SYN-ACK), and, when both ends asked, send new data as ECT(0), echo
     /// CE marks with ECE and reduce the window once per window of data on ECE. Off by
@@ -696,6 +707,7 @@ impl TcpConfig {
             sprout_target_delay: Duration::from_millis(100),
             rre_feedback_delay: FeedbackDelay::RttMin,
             frto: true,
+            zero_window_freeze: false,
             ecn: false,
             cubic_variant: CubicVariant::Rfc9438,
             vegas_variant: VegasVariant::Linux,
