@@ -36,7 +36,7 @@ $(BUILD): $(DEPS) $(RUST_SRC)
 # The main job: one example run with its plots, then the AFC, rate-based, RSFC, DARCA and BSF reproductions in
 # quick mode (reports with the papers' numbers beside ours, and beside them ours under the ns2 profile: a few
 # seconds more per paper; BSF's quick grid twice takes about 150 s of CPU, a minute and a quarter on 2 idle
-# cores; RSFC's report says why it cannot run under ns2). `make reproduce` runs the full ones.
+# cores; RSFC's ns2 column is ns-2's Agent/TCP/Linux with timestamps on). `make reproduce` runs the full ones.
 run: $(BUILD)
 	$(VENV)/bin/tcplab run $(SCENARIO) --out $(OUT)/$(basename $(notdir $(SCENARIO)))
 	$(VENV)/bin/tcplab reproduce afc --quick --beside ns2 --out $(OUT)/reproduce-afc-quick > /dev/null

@@ -165,14 +165,32 @@ def test_both_passes_run_from_the_command_and_land_in_one_report(tmp_path: Path,
     assert main(["reproduce", "tiny", "--profile", "ns2", "--beside", "ns2", "--out", str(out)]) == 2
 
 
-def test_rsfc_beside_ns2_is_refused_with_the_reason_and_the_primary_report_still_written(tmp_path: Path):
+class _NeedsTimestamps:
+    """A paper module whose one run is RSFC's upload without the agent keys RSFC's own module
+    gives the `ns2` pass (rsfc.BESIDE: timestamps on): the profile cannot express it."""
+
+    PAPER = TITLE = "needs-timestamps"
+
+    @classmethod
+    def reproduce(cls, ctx: Context) -> Report:
+        (r,) = ctx.run_all([ctx.scenario("rsfc", "upload", {"topology.uplink.rate": "1Mbit/s", "flows.0.bytes": "20KB"})])
+        return Report(cls.PAPER, cls.TITLE, rows=[Row("runs", "a", "v", "goodput", "Mbit/s",
+                                                      r.summary["flows"][0]["goodput_mbps"])])
+
+
+def test_a_beside_pass_the_profile_cannot_run_is_refused_with_the_reason_and_the_primary_report_still_written(
+        tmp_path: Path, monkeypatch, capsys):
     import json
 
+    import tcplab.experiments as experiments
+    from tcplab.cli import main
+
+    monkeypatch.setattr(experiments, "registry", lambda: {"needs-timestamps": _NeedsTimestamps})
     out = tmp_path / "o"
-    r = cli("reproduce", "rsfc", "--quick", "--beside", "ns2", "--json", "--out", str(out))
-    assert r.returncode == 0, r.stderr
+    assert main(["reproduce", "needs-timestamps", "--beside", "ns2", "--json", "--out", str(out), "--jobs", "1"]) == 0
     reason = 'needs timestamps = true (profile "ns2" sets it false)'
-    j = json.loads(r.stdout)
+    cap = capsys.readouterr()
+    j = json.loads(cap.out)
     assert j["beside_profile"] == "ns2" and reason in j["beside_refused"]
     assert j["beside_refused"].startswith("scenarios/rsfc/")  # not where tcplab is installed
     assert j["rows"] and not any("beside" in row for row in j["rows"])
@@ -180,4 +198,4 @@ def test_rsfc_beside_ns2_is_refused_with_the_reason_and_the_primary_report_still
     assert "**Not run**: this reproduction cannot run under profile `ns2`" in md and reason in md
     assert "ours (ns2" not in md
     assert not (out / "beside-ns2").exists()
-    assert reason in r.stderr
+    assert reason in cap.err
