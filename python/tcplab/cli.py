@@ -114,6 +114,22 @@ def _build_parser() -> argparse.ArgumentParser:
     em.add_argument("--lateness-bound", type=float, default=None, metavar="US",
                     help="p99 release lateness in microseconds above which the run is marked untrustworthy (default 1000)")
 
+    cp = sub.add_parser(
+        "compare",
+        help="run a scenario in the simulator and live, and set the results side by side",
+        description="Run a scenario in the simulator (its TCP under the linux profile) and live (tcplab emulate: "
+        "real Linux TCP over the same links, queues, loss models and elements), and write compare.md and "
+        "compare.json (per flow and per link: sim, live, the difference), goodput-overlay.png, and both runs' "
+        "outputs in DIR/sim and DIR/live (docs/live.md). Needs what emulate needs.",
+        formatter_class=fmt,
+    )
+    cp.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file, or example:NAME")
+    cp.add_argument("--seed", type=_seed, metavar="N", help="seed for both runs")
+    cp.add_argument("--out", metavar="DIR", help="output folder (default: out/<scenario name>-compare)")
+    cp.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a key, as for run")
+    cp.add_argument("--json", action="store_true", help="print compare.json to stdout and nothing else")
+    cp.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
     v = sub.add_parser(
         "validate",
         help="check scenario files (and their trace files) without running them",
@@ -564,6 +580,52 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from . import compare, live
+    from .runner import run
+
+    sc, kernel_cc = live.prepare(args.scenario, args.overrides, args.seed)
+    if not sc.canonical["flows"]:
+        raise live.LiveError("compare needs [[flows]]: a COMMAND's traffic has no simulated counterpart")
+    for i, f in enumerate(sc.canonical["flows"]):
+        if live.KERNEL_CC.get(f["tcp"]["cc"]) != kernel_cc[i]:
+            raise ScenarioError(f"flows.{i}.cc = {json.dumps(kernel_cc[i])}: a kernel congestion control the simulator "
+                                "does not model; compare needs one of " + ", ".join(sorted(live.KERNEL_CC)), source=sc.source)
+    out = Path(args.out) if args.out else Path("out") / f"{sc.name}-compare"
+    check_out_dir(out)
+    stage = Path(tempfile.mkdtemp(prefix="tcplab-compare-"))
+    try:
+        sim = run(sc, seed=args.seed)
+        lv = live.emulate(sc, kernel_cc, pcap_dir=stage / "live")
+        sim.write(stage / "sim", plots=not args.no_plots)
+        lv.write(stage / "live", plots=not args.no_plots)
+        rs = compare.rows(sim.summary, lv.summary)
+        doc = {"scenario": sc.name, "seed": sim.summary["seed"], "rows": rs,
+               "live": lv.summary["live"], "sim_ok": sim.ok, "live_ok": lv.ok}
+        (stage / "compare.json").write_text(json.dumps(doc, indent=2) + "\n")
+        md = compare.markdown(sc.name, rs, lv.summary)
+        (stage / "compare.md").write_text(md)
+        if not args.no_plots:
+            compare.overlay(sim, lv, stage / "goodput-overlay.png")
+        out.mkdir(parents=True, exist_ok=True)
+        for f in sorted(stage.iterdir()):
+            dest = out / f.name
+            if dest.is_dir():
+                shutil.rmtree(dest)
+            shutil.move(str(f), str(dest))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    if args.json:
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        print(md)
+        print(f"wrote {out}/: compare.md, compare.json, sim/, live/")
+    if not (sim.ok and lv.ok):
+        print("INVALID RUN: a run broke an invariant; see sim/summary.json and live/summary.json", file=sys.stderr)
+        return EXIT_INVALID_RUN
+    return 0
+
+
 def _shell_quote(word: str) -> str:
     """Quotes a word for sh, leaving $VAR references (``$TCPLAB_SERVER``) to expand."""
     import re
@@ -721,6 +783,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "emulate":
             return _cmd_emulate(args)
+        if args.command == "compare":
+            return _cmd_compare(args)
         if args.command == "run":
             return _cmd_run(args)
         if args.command == "validate":
