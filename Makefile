@@ -12,7 +12,7 @@ OUT     ?= out
 # Everything the extension module is built from.
 RUST_SRC := Cargo.toml Cargo.lock pyproject.toml $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
 
-.PHONY: all setup run test test-rust test-python tshark clean bench reproduce fuzz
+.PHONY: all setup run test test-rust test-python tshark live-tools clean bench reproduce fuzz
 all: test
 
 setup: $(BUILD)
@@ -31,6 +31,8 @@ $(BUILD): $(DEPS) $(RUST_SRC)
 		$(VENV)/bin/maturin develop --release >$(VENV)/maturin.log 2>&1 \
 		|| { cat $(VENV)/maturin.log; exit 1; }
 	@test -x $(VENV)/bin/tcplab
+	cargo build --release -p tcplab-live --quiet
+	install -m 755 target/release/tcplab-live $(VENV)/bin/tcplab-live
 	@touch $@
 
 # The main job: one example run with its plots, then the AFC, rate-based, RSFC, DARCA and BSF reproductions in
@@ -65,10 +67,22 @@ tshark:
 			|| echo "note: could not install tshark; the pcap test will skip"; \
 		else echo "note: tshark not available; the pcap test will skip"; fi; }
 
+# iperf3 is the real client of the live-mode tests (tests/test_live_command.py; `tcplab
+# emulate ... -- iperf3 -c $$TCPLAB_SERVER`); installed like tshark, skipped with a reason
+# where apt or root is missing.
+live-tools:
+	@command -v iperf3 >/dev/null 2>&1 || { \
+		if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+			echo "installing iperf3 (for the live-mode tests)..."; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 >/dev/null 2>&1 \
+			|| { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 >/dev/null 2>&1; } \
+			|| echo "note: could not install iperf3; the iperf3 test will skip"; \
+		else echo "note: iperf3 not available; the iperf3 test will skip"; fi; }
+
 test-rust:
 	cargo test --workspace --exclude tcplab-py --release
 
-test-python: $(BUILD) tshark
+test-python: $(BUILD) tshark live-tools
 	$(VENV)/bin/pytest -q
 
 test: test-rust test-python

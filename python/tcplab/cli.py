@@ -86,6 +86,50 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pcap", action="append", default=[], metavar="LINK", help="write a pcap of this link to DIR/<link>.pcap (repeatable)")
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 
+    em = sub.add_parser(
+        "emulate",
+        help="run a scenario live: its network in real time between network namespaces, carrying real Linux TCP",
+        description="Run a scenario's links, queues and loss models (the simulator's own code) in real time "
+        "between one network namespace per host, with its [[flows]] as real kernel TCP sockets, or run COMMAND "
+        "in the client's namespace (the server's address in $TCPLAB_SERVER). Needs Linux, root (or "
+        "CAP_NET_ADMIN) and /dev/net/tun. Writes the same outputs as run, with a live block in summary.json "
+        "(docs/live.md).",
+        epilog=(
+            "examples:\n"
+            "  tcplab emulate scenarios/examples/p2p-bulk.toml --set flows.0.cc=cubic\n"
+            "  tcplab emulate scenarios/examples/p2p-bulk.toml --json | jq .live.accuracy\n"
+            "  tcplab emulate scenarios/examples/cellular-trace.toml --server 'iperf3 -s -1' -- iperf3 -c '$TCPLAB_SERVER'\n\n"
+            "exit codes: 0 ok, 1 failed (or COMMAND failed), 2 bad input or missing privileges, 3 invariant violated, 130 interrupted"
+        ),
+        formatter_class=fmt,
+    )
+    em.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file, or example:NAME")
+    em.add_argument("--seed", type=_seed, metavar="N", help="seed (replaces the file's seed; fixes the loss draws)")
+    em.add_argument("--out", metavar="DIR", help="output folder (default: out/<scenario name>-live)")
+    em.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a key, as for run")
+    em.add_argument("--json", action="store_true", help="print summary.json to stdout and nothing else (COMMAND's output goes to stderr)")
+    em.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    em.add_argument("--pcap", action="append", default=[], metavar="LINK", help="write a pcap of this link's real packets to DIR/<link>.pcap (repeatable)")
+    em.add_argument("--server", metavar="CMD", help="a command to run in the server's namespace for the whole run (a shell line)")
+    em.add_argument("--lateness-bound", type=float, default=None, metavar="US",
+                    help="p99 release lateness in microseconds above which the run is marked untrustworthy (default 1000)")
+
+    cp = sub.add_parser(
+        "compare",
+        help="run a scenario in the simulator and live, and set the results side by side",
+        description="Run a scenario in the simulator (its TCP under the linux profile) and live (tcplab emulate: "
+        "real Linux TCP over the same links, queues, loss models and elements), and write compare.md and "
+        "compare.json (per flow and per link: sim, live, the difference), goodput-overlay.png, and both runs' "
+        "outputs in DIR/sim and DIR/live (docs/live.md). Needs what emulate needs.",
+        formatter_class=fmt,
+    )
+    cp.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file, or example:NAME")
+    cp.add_argument("--seed", type=_seed, metavar="N", help="seed for both runs")
+    cp.add_argument("--out", metavar="DIR", help="output folder (default: out/<scenario name>-compare)")
+    cp.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a key, as for run")
+    cp.add_argument("--json", action="store_true", help="print compare.json to stdout and nothing else")
+    cp.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
     v = sub.add_parser(
         "validate",
         help="check scenario files (and their trace files) without running them",
@@ -478,6 +522,123 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_emulate(args: argparse.Namespace) -> int:
+    from . import live
+
+    overrides = list(args.overrides)
+    if args.pcap:
+        overrides.append("record.pcap=" + json.dumps(list(args.pcap)))
+    sc, kernel_cc = live.prepare(args.scenario, overrides, args.seed)
+    if args.pcap:
+        _check_pcap_links(sc, args.pcap)
+    command = list(getattr(args, "remainder", []) or [])
+    if not command and not sc.canonical["flows"] and not args.server:
+        raise live.LiveError("nothing to run: the scenario has no [[flows]] and no COMMAND was given after --")
+    out = Path(args.out) if args.out else Path("out") / f"{sc.name}-live"
+    check_out_dir(out)
+    server = ["sh", "-c", args.server] if args.server else []
+    # A command line is run through the shell so $TCPLAB_SERVER expands in its namespace.
+    cmd = ["sh", "-c", " ".join(_shell_quote(c) for c in command)] if command else []
+    bound = args.lateness_bound if args.lateness_bound is not None else live.LATENESS_BOUND_US
+    stage = Path(tempfile.mkdtemp(prefix="tcplab-emulate-"))
+    try:
+        res = live.emulate(sc, kernel_cc, command=cmd, server_command=server, lateness_bound_us=bound, quiet_commands=args.json,
+                           pcap_dir=stage)
+        res.write(stage, plots=not args.no_plots)
+        out.mkdir(parents=True, exist_ok=True)
+        for f in sorted(stage.iterdir()):
+            dest = out / f.name
+            if dest.is_dir():
+                shutil.rmtree(dest)
+            shutil.move(str(f), str(dest))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    s = res.summary
+    lv = s["live"]
+    acc = lv["accuracy"]
+    if args.json:
+        sys.stdout.write(json.dumps(s, indent=2) + "\n")
+    else:
+        print(_summary_table(s))
+        lat = acc["lateness_us"]
+        print(f"\nlive: kernel {lv['kernel']}; release lateness mean {lat['mean_us']:.0f} us, p99 {lat['p99_us']:.0f} us, "
+              f"max {lat['max_us']:.0f} us over {lat['releases']} packets; {acc['lost_before_read']} lost before the emulator read them")
+        print(f"wrote {out}/: " + ", ".join(sorted(p.name for p in out.iterdir() if p.is_file())))
+    if not acc["within_bound"]:
+        print(f"warning: UNTRUSTED RUN: p99 release lateness {acc['lateness_us']['p99_us']:.0f} us exceeds the bound of "
+              f"{acc['lateness_bound_us']:.0f} us (an overloaded machine); live.accuracy.within_bound is false", file=sys.stderr)
+    if not res.ok:
+        violations = s.get("invariants", {}).get("violations", [])
+        print(f"INVALID RUN: the emulation broke {len(violations)} invariant(s); do not use these numbers.", file=sys.stderr)
+        for v in violations:
+            print(f"  - {v}", file=sys.stderr)
+        return EXIT_INVALID_RUN
+    cmd_status = lv.get("command")
+    if cmd_status and cmd_status.get("exit_code") not in (0, None):
+        _err(f"COMMAND exited with status {cmd_status['exit_code']}")
+        return EXIT_SIM_FAILED
+    if cmd_status and cmd_status.get("signal"):
+        _err(f"COMMAND was killed by signal {cmd_status['signal']}")
+        return EXIT_SIM_FAILED
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from . import compare, live
+    from .runner import run
+
+    sc, kernel_cc = live.prepare(args.scenario, args.overrides, args.seed)
+    if not sc.canonical["flows"]:
+        raise live.LiveError("compare needs [[flows]]: a COMMAND's traffic has no simulated counterpart")
+    for i, f in enumerate(sc.canonical["flows"]):
+        if live.KERNEL_CC.get(f["tcp"]["cc"]) != kernel_cc[i]:
+            raise ScenarioError(f"flows.{i}.cc = {json.dumps(kernel_cc[i])}: a kernel congestion control the simulator "
+                                "does not model; compare needs one of " + ", ".join(sorted(live.KERNEL_CC)), source=sc.source)
+    out = Path(args.out) if args.out else Path("out") / f"{sc.name}-compare"
+    check_out_dir(out)
+    stage = Path(tempfile.mkdtemp(prefix="tcplab-compare-"))
+    try:
+        sim = run(sc, seed=args.seed)
+        lv = live.emulate(sc, kernel_cc, pcap_dir=stage / "live")
+        sim.write(stage / "sim", plots=not args.no_plots)
+        lv.write(stage / "live", plots=not args.no_plots)
+        rs = compare.rows(sim.summary, lv.summary)
+        doc = {"scenario": sc.name, "seed": sim.summary["seed"], "rows": rs,
+               "live": lv.summary["live"], "sim_ok": sim.ok, "live_ok": lv.ok}
+        (stage / "compare.json").write_text(json.dumps(doc, indent=2) + "\n")
+        md = compare.markdown(sc.name, rs, lv.summary)
+        (stage / "compare.md").write_text(md)
+        if not args.no_plots:
+            compare.overlay(sim, lv, stage / "goodput-overlay.png")
+        out.mkdir(parents=True, exist_ok=True)
+        for f in sorted(stage.iterdir()):
+            dest = out / f.name
+            if dest.is_dir():
+                shutil.rmtree(dest)
+            shutil.move(str(f), str(dest))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    if args.json:
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        print(md)
+        print(f"wrote {out}/: compare.md, compare.json, sim/, live/")
+    if not (sim.ok and lv.ok):
+        print("INVALID RUN: a run broke an invariant; see sim/summary.json and live/summary.json", file=sys.stderr)
+        return EXIT_INVALID_RUN
+    return 0
+
+
+def _shell_quote(word: str) -> str:
+    """Quotes a word for sh, leaving $VAR references (``$TCPLAB_SERVER``) to expand."""
+    import re
+    import shlex
+
+    if re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]*(\$\{?TCPLAB_[A-Z]+\}?[A-Za-z0-9_./:=@%+,-]*)*", word):
+        return word
+    return shlex.quote(word)
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .scenario import load
 
@@ -611,8 +772,18 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tcplab`` console script."""
     parser = _build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    remainder: list[str] = []
+    if "emulate" in argv and "--" in argv and argv.index("--") > argv.index("emulate"):
+        i = argv.index("--")
+        argv, remainder = argv[:i], argv[i + 1:]
     args = parser.parse_args(argv)
+    args.remainder = remainder
     try:
+        if args.command == "emulate":
+            return _cmd_emulate(args)
+        if args.command == "compare":
+            return _cmd_compare(args)
         if args.command == "run":
             return _cmd_run(args)
         if args.command == "validate":

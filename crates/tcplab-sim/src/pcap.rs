@@ -138,6 +138,24 @@ impl<W: Write> PcapWriter<W> {
         self.out.write_all(&self.buf[..incl])
     }
 
+    /// Appends one record of a packet that already has its wire bytes (live mode's real
+    /// packets, `tcplab-live`): stored as they are, cut at the snaplen.
+    pub fn write_raw(&mut self, ts: Instant, packet: &[u8]) -> io::Result<()> {
+        let incl = if self.snaplen == 0 {
+            packet.len()
+        } else {
+            packet.len().min(self.snaplen as usize)
+        };
+        let ns = ts.as_nanos();
+        let mut rec = [0u8; 16];
+        rec[0..4].copy_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
+        rec[4..8].copy_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        rec[8..12].copy_from_slice(&(incl as u32).to_le_bytes());
+        rec[12..16].copy_from_slice(&(packet.len() as u32).to_le_bytes());
+        self.out.write_all(&rec)?;
+        self.out.write_all(&packet[..incl])
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }

@@ -98,6 +98,21 @@ impl Actions {
     pub(crate) fn is_empty(&self) -> bool {
         self.emit.is_empty() && self.release.is_empty() && self.timer.is_none()
     }
+    /// For a driver outside this crate (live mode, `tcplab-live`): the packets created, the
+    /// packets released and the timer asked for, taken out in that order (the world's own
+    /// `apply_actions` reads the fields directly).
+    pub fn take_emitted(&mut self) -> Vec<Forged> {
+        std::mem::take(&mut self.emit)
+    }
+    pub fn take_released(&mut self) -> Vec<Packet> {
+        std::mem::take(&mut self.release)
+    }
+    pub fn take_timer(&mut self) -> Option<Instant> {
+        self.timer.take()
+    }
+    pub fn has_actions(&self) -> bool {
+        !self.is_empty()
+    }
 }
 
 /// A node element. Time is an argument: an element knows no time beyond `now`.
