@@ -22,6 +22,8 @@ def test_quick_reproduction_rows_and_qualitative_results(tmp_path: Path):
     # Quick mode stays quick, bounded in what the machine cannot move (issue 35: never a
     # time): QUICK_COST is about three times what it simulates today.
     assert d["cost"]["runs"] > 0 and d["cost"]["events"] < QUICK_EVENTS, d["cost"]
+    # Every quick row is covered by the recorded full-run check (quick_checks/afc.json).
+    assert d["quick_check"]["unchecked"] == [], d["quick_check"]["unchecked"]
     assert "Sanadhya" in d["paper"]
     rows = d["rows"]
     for row in rows:

@@ -17,6 +17,8 @@ def _rows(tmp_path: Path, *args: str) -> list[dict]:
     d = json.loads(r.stdout)
     assert "Drop Aware" in d["paper"]
     assert (tmp_path / "out" / "darca-fig5-8.png").stat().st_size > 10_000
+    if "--quick" in args:  # every quick row is covered by the recorded full-run check
+        assert d["quick_check"]["unchecked"] == [], d["quick_check"]["unchecked"]
     # Whether a row was covered by the recorded quick check is quick mode's alone.
     return [{k: v for k, v in row.items() if k not in ("unchecked", "indicative")} for row in d["rows"]]
 
