@@ -565,6 +565,11 @@ pub fn run(job: Job, sigfd: RawFd) -> Result<Outcome, Failure> {
             id: i as u32,
             name: p.name.clone(),
             direction: format!("{}->{}", f.src, f.dst),
+            // The kernel's socket ran what TCP_CONGESTION reads back (an unknown name is
+            // refused before the run), and the kernel's receiver is classic flow control.
+            cc_effective: cc_back.clone(),
+            fc_effective: "classic".into(),
+            fallbacks: Vec::new(),
             cc: cc_back,
             fc: "classic".into(),
             goodput_mbps: goodput,
