@@ -9,9 +9,8 @@ from tcplab.experiments import load_quick_record, registry
 PAPERS = sorted(registry())
 
 #: Papers whose full run has not been recorded yet, with the reason: their quick reports say
-#: "not checked against a full run" on every row. BSF's full run (200,000 s per point, 158
-#: runs) did not finish in the session that added its frozen-sender rows.
-PENDING = {"bsf": "full run not yet recorded: `python -m tcplab.experiments.quick_vs_full bsf --write`"}
+#: "not checked against a full run" on every row. None today.
+PENDING: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("paper", PAPERS)

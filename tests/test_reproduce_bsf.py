@@ -36,6 +36,8 @@ def _ids(rows: list[dict]) -> dict[str, dict]:
 def test_quick_reproduction_rows_and_verdicts(quick):
     d, tmp_path = quick
     assert d["cost"]["runs"] > 0 and d["cost"]["events"] < QUICK_EVENTS, d["cost"]
+    # Every quick row is covered by the recorded full-run check (quick_checks/bsf.json).
+    assert d["quick_check"]["unchecked"] == [], d["quick_check"]["unchecked"]
     assert "Choi" in d["paper"] and "Buffer State" in d["paper"]
     rows = d["rows"]
     for row in rows:
