@@ -198,8 +198,12 @@ def test_stale_namespaces_of_dead_runs_are_removed_and_sigint_cleans_up(tmp_path
     sc = write(tmp_path, "b.toml", P2P.format(name="b", duration="60s", rate='rate = "10Mbit/s"', delay="10ms", queue="100pkts")
                + BULK.format(cc="cubic"))
     before = set(tcplab_namespaces())
+    # SIGINT's default disposition, as at a terminal: a suite started in the background by a
+    # non-interactive shell (`make test &`, a CI runner) inherits SIGINT ignored, and Python
+    # then installs no handler for it (measured: the run went on to its end and exited 0).
     proc = subprocess.Popen([*TCPLAB, "emulate", str(sc), "--out", str(tmp_path / "o"), "--no-plots"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     mine: set[str] = set()
     for _ in range(100):
         time.sleep(0.1)

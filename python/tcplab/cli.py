@@ -7,6 +7,7 @@ Exit codes: 0 success; 1 the simulation failed (event budget, I/O, cancelled); 2
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from .errors import ScenarioError, TcplabError
 
@@ -472,6 +473,23 @@ def _check_pcap_links(sc: Any, names: Sequence[str]) -> None:
             )
 
 
+@contextlib.contextmanager
+def _staged(out: Path, prefix: str) -> Iterator[Path]:
+    """Yields a staging folder; its contents move into ``out`` only when the block succeeds, so
+    a refused or failed run (simulated, live or compared) leaves ``out`` as it was."""
+    stage = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield stage
+        out.mkdir(parents=True, exist_ok=True)
+        for f in sorted(stage.iterdir()):
+            dest = out / f.name
+            if dest.is_dir():
+                shutil.rmtree(dest)
+            shutil.move(str(f), str(dest))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from .runner import fallback_warnings, run
     from .scenario import load
@@ -482,11 +500,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         sc = sc.add_pcap(args.pcap)
     out = Path(args.out) if args.out else Path("out") / sc.name
     check_out_dir(out)
-    # Everything is written to a staging folder first and moved into `out` only after a
-    # successful run, so a refused or failed run leaves `out` untouched.
-    stage = Path(tempfile.mkdtemp(prefix="tcplab-run-"))
     bar = _ProgressBar() if (sys.stderr.isatty() and not args.json) else None
-    try:
+    with _staged(out, "tcplab-run-") as stage:
         try:
             # --seed is not an override: the scenario hash stays the same across seeds.
             res = run(sc, seed=args.seed, progress=bar, pcap_dir=stage)
@@ -494,14 +509,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if bar:
                 bar.close()
         res.write(stage, plots=not args.no_plots)
-        out.mkdir(parents=True, exist_ok=True)
-        for f in sorted(stage.iterdir()):
-            dest = out / f.name
-            if dest.is_dir():
-                shutil.rmtree(dest)
-            shutil.move(str(f), str(dest))
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
     s = res.summary
     # A sender or receiver that ran as another than configured is never silent (issue 35).
     for line in fallback_warnings(s):
@@ -512,14 +519,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(_summary_table(s))
         print(f"\nwrote {out}/: " + ", ".join(sorted(p.name for p in out.iterdir() if p.is_file())))
     if not res.ok:
-        bar_line = "!" * 78
-        violations = s.get("invariants", {}).get("violations", [])
-        print(f"{bar_line}\nINVALID RUN: the simulation broke {len(violations)} invariant(s); do not use these numbers.", file=sys.stderr)
-        for v in violations:
-            print(f"  - {v}", file=sys.stderr)
-        print(bar_line, file=sys.stderr)
+        _print_invalid(s, "simulation")
         return EXIT_INVALID_RUN
     return 0
+
+
+def _print_invalid(summary: dict, what: str) -> None:
+    """The banner of a run that broke an invariant, on stderr, with each violation."""
+    bar_line = "!" * 78
+    violations = summary.get("invariants", {}).get("violations", [])
+    print(f"{bar_line}\nINVALID RUN: the {what} broke {len(violations)} invariant(s); do not use these numbers.", file=sys.stderr)
+    for v in violations:
+        print(f"  - {v}", file=sys.stderr)
+    print(bar_line, file=sys.stderr)
 
 
 def _cmd_emulate(args: argparse.Namespace) -> int:
@@ -540,19 +552,10 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     # A command line is run through the shell so $TCPLAB_SERVER expands in its namespace.
     cmd = ["sh", "-c", " ".join(_shell_quote(c) for c in command)] if command else []
     bound = args.lateness_bound if args.lateness_bound is not None else live.LATENESS_BOUND_US
-    stage = Path(tempfile.mkdtemp(prefix="tcplab-emulate-"))
-    try:
+    with _staged(out, "tcplab-emulate-") as stage:
         res = live.emulate(sc, kernel_cc, command=cmd, server_command=server, lateness_bound_us=bound, quiet_commands=args.json,
                            pcap_dir=stage)
         res.write(stage, plots=not args.no_plots)
-        out.mkdir(parents=True, exist_ok=True)
-        for f in sorted(stage.iterdir()):
-            dest = out / f.name
-            if dest.is_dir():
-                shutil.rmtree(dest)
-            shutil.move(str(f), str(dest))
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
     s = res.summary
     lv = s["live"]
     acc = lv["accuracy"]
@@ -568,10 +571,7 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         print(f"warning: UNTRUSTED RUN: p99 release lateness {acc['lateness_us']['p99_us']:.0f} us exceeds the bound of "
               f"{acc['lateness_bound_us']:.0f} us (an overloaded machine); live.accuracy.within_bound is false", file=sys.stderr)
     if not res.ok:
-        violations = s.get("invariants", {}).get("violations", [])
-        print(f"INVALID RUN: the emulation broke {len(violations)} invariant(s); do not use these numbers.", file=sys.stderr)
-        for v in violations:
-            print(f"  - {v}", file=sys.stderr)
+        _print_invalid(s, "emulation")
         return EXIT_INVALID_RUN
     cmd_status = lv.get("command")
     if cmd_status and cmd_status.get("exit_code") not in (0, None):
@@ -596,8 +596,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                                 "does not model; compare needs one of " + ", ".join(sorted(live.KERNEL_CC)), source=sc.source)
     out = Path(args.out) if args.out else Path("out") / f"{sc.name}-compare"
     check_out_dir(out)
-    stage = Path(tempfile.mkdtemp(prefix="tcplab-compare-"))
-    try:
+    with _staged(out, "tcplab-compare-") as stage:
         sim = run(sc, seed=args.seed)
         lv = live.emulate(sc, kernel_cc, pcap_dir=stage / "live")
         sim.write(stage / "sim", plots=not args.no_plots)
@@ -610,14 +609,6 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         (stage / "compare.md").write_text(md)
         if not args.no_plots:
             compare.overlay(sim, lv, stage / "goodput-overlay.png")
-        out.mkdir(parents=True, exist_ok=True)
-        for f in sorted(stage.iterdir()):
-            dest = out / f.name
-            if dest.is_dir():
-                shutil.rmtree(dest)
-            shutil.move(str(f), str(dest))
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
     if args.json:
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:

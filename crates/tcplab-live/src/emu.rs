@@ -19,92 +19,19 @@ use crate::clock::Clock;
 use crate::stats::Lateness;
 use crate::tun::Tun;
 use crate::wire;
-use std::collections::{BTreeMap, VecDeque};
-use std::fs::File;
-use std::io::BufWriter;
+use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
-use tcplab_core::{Duration, Instant, Rng, Segment};
+use tcplab_core::{Duration, Instant, Segment};
 use tcplab_sim::config::RateSpec;
-use tcplab_sim::element::{Actions, Arrival, Element, ElementCounters, Fate, NodeView};
-use tcplab_sim::link::RateModel;
-use tcplab_sim::loss::LossModel;
-use tcplab_sim::output::{Drops, ElementSummary, LinkSummary, TimeSeries};
-use tcplab_sim::pcap::PcapWriter;
-use tcplab_sim::queue::{Queue, QueueDiscipline, Verdict};
+use tcplab_sim::element::{created_hop, Actions, Arrival, Element, Fate, Slot};
+use tcplab_sim::link::{build_lines, Line, LinksView, LINK_METRICS};
+use tcplab_sim::output::{ElementSummary, LinkSummary, TimeSeries};
 use tcplab_sim::topology::Graph;
 use tcplab_sim::{Packet, Scenario};
-
-/// One emulated link: the simulator's models plus the driver's state and counters.
-pub struct LiveLink {
-    pub name: String,
-    pub from: usize,
-    pub to: usize,
-    rate: RateModel,
-    queue: Queue,
-    loss: LossModel,
-    rng: Rng,
-    delay: Duration,
-    delay_changes: VecDeque<(Instant, Duration)>,
-    header_bytes: u32,
-    red: bool,
-    busy_until: Instant,
-    txdone_pending: bool,
-    delay_line: VecDeque<(Instant, Packet)>,
-    pub arrived: u64,
-    pub dropped_queue: u64,
-    pub dropped_loss: u64,
-    pub tx_pkts: u64,
-    pub tx_bytes: u64,
-    pub delivered: u64,
-    pub max_queue_pkts: u64,
-    pub max_queue_bytes: u64,
-    sampled_tx_bytes: u64,
-    sampled_drops: u64,
-    /// `record.pcap` / `--pcap`: the real packets, stamped at the start of their
-    /// transmission (ideal time), as the simulator stamps its own.
-    pcap: Option<PcapWriter<BufWriter<File>>>,
-}
-
-impl LiveLink {
-    fn next_event(&self) -> Instant {
-        let tx = if self.txdone_pending {
-            self.busy_until
-        } else {
-            Instant::MAX
-        };
-        let arr = self.delay_line.front().map_or(Instant::MAX, |e| e.0);
-        tx.min(arr)
-    }
-
-    /// Packets and bytes queued now.
-    pub fn backlog(&self) -> (usize, u64) {
-        (self.queue.len_packets(), self.queue.len_bytes())
-    }
-}
 
 /// `Packet::flow` of a packet that belongs to no scenario flow (a command's traffic):
 /// elements do not see it.
 pub const NO_FLOW: u32 = u32::MAX;
-
-/// One node element of the scenario (`tcplab_sim::element`), with the driver's counters.
-struct ElemSlot {
-    node: usize,
-    elem: Box<dyn Element>,
-    c: ElementCounters,
-    wake: Instant,
-}
-
-/// What elements may read of the links (`NodeView`), as the simulator's `LinksView`.
-struct LinksView<'a>(&'a [LiveLink]);
-
-impl NodeView for LinksView<'_> {
-    fn queue_packets(&self, link: u32) -> u64 {
-        self.0[link as usize].queue.len_packets() as u64
-    }
-    fn queue_bytes(&self, link: u32) -> u64 {
-        self.0[link as usize].queue.len_bytes()
-    }
-}
 
 /// A flow's two ends on the wire: (address, port) of the sender and of the receiver, and
 /// their nodes.
@@ -146,7 +73,7 @@ pub struct EmuCounters {
 }
 
 pub struct Emulator {
-    pub links: Vec<LiveLink>,
+    pub links: Vec<Line>,
     graph: Graph,
     pub ports: Vec<Port>,
     /// Host node -> index into `ports`.
@@ -161,7 +88,7 @@ pub struct Emulator {
     wire_seg: Vec<Segment>,
     free: Vec<u32>,
     flows: Vec<FlowKey>,
-    elements: Vec<ElemSlot>,
+    elements: Vec<Slot>,
     /// Per node, the range of its elements in `elements`.
     node_elems: Vec<(usize, usize)>,
     acts: Actions,
@@ -194,63 +121,8 @@ impl Emulator {
         ports: Vec<Port>,
         clock: Clock,
     ) -> Result<Emulator, String> {
-        let mut links = Vec::new();
-        for (i, l) in graph.links.iter().enumerate() {
-            let e = |e: tcplab_sim::SimError| format!("link '{}': {e}", l.name);
-            let rate = RateModel::from_spec(&l.spec.rate).map_err(e)?;
-            let queue = Queue::for_link(
-                &l.spec.queue,
-                l.spec.header_bytes,
-                rate.mean_rate_bps(),
-                l.spec.delay,
-                Rng::derive(scn.seed, i as u64, "link-queue"),
-            );
-            let rate = rate
-                .with_changes(&l.spec.rate, &l.spec.rate_changes)
-                .map_err(e)?;
-            let loss = LossModel::from_spec(&l.spec.loss).map_err(e)?;
-            links.push(LiveLink {
-                name: l.name.clone(),
-                from: l.from,
-                to: l.to,
-                red: matches!(queue, Queue::Red(_)),
-                rate,
-                queue,
-                loss,
-                rng: Rng::derive(scn.seed, i as u64, "link-loss"),
-                delay: l.spec.delay,
-                delay_changes: l
-                    .spec
-                    .delay_changes
-                    .iter()
-                    .map(|c| (Instant::ZERO + c.at, c.delay))
-                    .collect(),
-                header_bytes: l.spec.header_bytes,
-                busy_until: Instant::ZERO,
-                txdone_pending: false,
-                delay_line: VecDeque::new(),
-                arrived: 0,
-                dropped_queue: 0,
-                dropped_loss: 0,
-                tx_pkts: 0,
-                tx_bytes: 0,
-                delivered: 0,
-                max_queue_pkts: 0,
-                max_queue_bytes: 0,
-                sampled_tx_bytes: 0,
-                sampled_drops: 0,
-                pcap: None,
-            });
-        }
-        for p in &scn.record.pcap {
-            let li = graph
-                .link(&p.link)
-                .ok_or_else(|| format!("record.pcap: unknown link '{}'", p.link))?;
-            let f = File::create(&p.path).map_err(|e| format!("{}: {e}", p.path))?;
-            let w = PcapWriter::new(BufWriter::with_capacity(1 << 16, f), p.snaplen)
-                .map_err(|e| format!("{}: {e}", p.path))?;
-            links[li].pcap = Some(w);
-        }
+        // The simulator's own links, random streams and pcaps (`tcplab_sim::link::line`).
+        let links = build_lines(scn, &graph).map_err(|e| e.to_string())?;
         let n_nodes = graph.nodes.len();
         let mut port_of_node = vec![None; n_nodes];
         let mut addr_to_node = BTreeMap::new();
@@ -304,13 +176,9 @@ impl Emulator {
     pub fn set_elements(&mut self, mut elems: Vec<(usize, Box<dyn Element>)>) {
         elems.sort_by_key(|e| e.0); // stable: the listed order within a node stays
         for (node, elem) in elems {
-            let wake = elem.first_timer().unwrap_or(Instant::MAX);
-            self.elements.push(ElemSlot {
-                node,
-                elem,
-                c: ElementCounters::default(),
-                wake,
-            });
+            let mut slot = Slot::new(node, elem);
+            slot.wake = slot.elem.first_timer().unwrap_or(Instant::MAX);
+            self.elements.push(slot);
         }
         for (n, r) in self.node_elems.iter_mut().enumerate() {
             let a = self.elements.iter().position(|e| e.node == n).unwrap_or(0);
@@ -417,69 +285,37 @@ impl Emulator {
         self.link_enqueue(now, first, pkt);
     }
 
-    /// `World::link_enqueue`'s composition: idle link and empty queue, straight onto the
-    /// wire; otherwise the discipline decides, and the head starts when the link frees.
+    /// A packet reaches link `l` at `now` (`Line::admit`, as the simulator's `link_enqueue`);
+    /// a packet the discipline drops frees its slot.
     fn link_enqueue(&mut self, now: Instant, l: usize, pkt: Packet) {
-        let link = &mut self.links[l];
-        link.arrived += 1;
-        if !link.txdone_pending && link.busy_until <= now {
-            if link.red {
-                let since = link.busy_until;
-                link.queue.note_idle_arrival(now, since, pkt.ip_len);
-            }
+        if self.links[l].admit_idle(now, pkt.ip_len) {
             self.transmit(now, l, pkt);
             return;
         }
-        let mut gone = Vec::new();
-        if let Verdict::Dropped(d) = link.queue.enqueue(now, pkt) {
-            link.dropped_queue += 1;
-            gone.push(d.id);
-            while let Some(d) = link.queue.take_dropped() {
-                link.dropped_queue += 1;
-                gone.push(d.id);
+        // The departure step needs no arranging: `run_due` polls `next_departure`.
+        if let (Some(d), _) = self.links[l].enqueue(now, pkt) {
+            self.release_slot(d.id);
+            while let Some(d) = self.links[l].take_dropped() {
+                self.release_slot(d.id);
             }
-        }
-        link.max_queue_pkts = link.max_queue_pkts.max(link.queue.len_packets() as u64);
-        link.max_queue_bytes = link.max_queue_bytes.max(link.queue.len_bytes());
-        if !link.txdone_pending && !link.queue.is_empty() {
-            link.txdone_pending = true;
-            link.busy_until = link.busy_until.max(now);
-        }
-        for id in gone {
-            self.release_slot(id);
         }
     }
 
-    /// `World::transmit`: serialisation from the rate model, the loss draw, the delay line.
+    /// Link `l` starts serialising `p` at its ideal time `now` (`Line::start_tx`): what a
+    /// queue or an element changed is written into its bytes first, and the pcap gets the
+    /// real packet.
     fn transmit(&mut self, now: Instant, l: usize, p: Packet) {
         self.sync_wire(&p);
         let link = &mut self.links[l];
-        let wire = p.ip_len + link.header_bytes;
-        let dep = link.rate.departure_time(now, wire);
-        link.busy_until = dep;
-        link.tx_pkts += 1;
-        link.tx_bytes += wire as u64;
         if let Some(w) = link.pcap.as_mut() {
             if w.write_raw(now, &self.slab[p.id as usize]).is_err() {
                 self.counters.pcap_errors += 1;
                 link.pcap = None;
             }
         }
-        if link.loss.lose(&mut link.rng) {
-            link.dropped_loss += 1;
-            self.release_slot(p.id);
-            return;
+        if let Err(lost) = link.start_tx(now, p) {
+            self.release_slot(lost.id);
         }
-        while let Some(&(t, d)) = link.delay_changes.front() {
-            if t > dep {
-                break;
-            }
-            link.delay = d;
-            link.delay_changes.pop_front();
-        }
-        let ahead = link.delay_line.back().map_or(Instant::ZERO, |e| e.0);
-        let at = dep.saturating_add(link.delay).max(ahead);
-        link.delay_line.push_back((at, p));
     }
 
     /// Carries out, in ideal-time order, every link step due by `now`.
@@ -487,7 +323,7 @@ impl Emulator {
         loop {
             let mut best = (Instant::MAX, usize::MAX);
             for (i, l) in self.links.iter().enumerate() {
-                let t = l.next_event();
+                let t = l.next_step();
                 if t < best.0 {
                     best = (t, i);
                 }
@@ -513,21 +349,15 @@ impl Emulator {
             if l == usize::MAX {
                 break;
             }
+            // A departure and an arrival due at once: the departure first.
             let link = &mut self.links[l];
-            let arr = link.delay_line.front().map_or(Instant::MAX, |e| e.0);
-            if link.txdone_pending && link.busy_until == t && t <= arr {
-                link.txdone_pending = false;
-                if let Some(p) = link.queue.dequeue(t) {
+            if link.next_departure() == t {
+                if let Some(p) = link.head(t) {
                     self.transmit(t, l, p);
-                    let link = &mut self.links[l];
-                    if !link.queue.is_empty() {
-                        link.txdone_pending = true;
-                    }
+                    self.links[l].more_queued();
                 }
             } else {
-                let (_, mut p) = link.delay_line.pop_front().expect("due arrival");
-                link.delivered += 1;
-                p.hop += 1;
+                let mut p = link.arrive(t);
                 let to = link.to;
                 let (a, b) = self.node_elems[to];
                 if a < b && p.flow != NO_FLOW && !self.run_elements(t, l, &mut p, a, b) {
@@ -566,15 +396,7 @@ impl Emulator {
         };
         for i in a..b {
             let view = LinksView(&self.links);
-            let slot = &mut self.elements[i];
-            slot.c.seen += 1;
-            let fate = slot.elem.on_packet(t, p, at, &view, &mut self.acts);
-            match fate {
-                Fate::Forward => slot.c.forwarded += 1,
-                Fate::Drop => slot.c.dropped += 1,
-                Fate::Absorb => slot.c.absorbed += 1,
-                Fate::Hold => slot.c.held += 1,
-            }
+            let fate = self.elements[i].see(t, p, at, &view, &mut self.acts);
             if self.acts.has_actions() {
                 self.apply_actions(t, i);
             }
@@ -615,28 +437,17 @@ impl Emulator {
                 self.route_id(sn, dn),
             ) else {
                 self.counters.forge_failures += 1;
-                self.elements[i].c.seen += 1;
-                self.elements[i].c.absorbed += 1;
+                self.elements[i].absorb_created();
                 continue;
             };
             let route = &self.routes[&rid];
-            let hop = match route
-                .iter()
-                .position(|&x| self.links[x as usize].from == node)
-            {
-                Some(h) => h,
-                None if route
-                    .last()
-                    .is_some_and(|&x| self.links[x as usize].to == node) =>
-                {
-                    route.len()
-                }
-                None => {
-                    self.counters.forge_failures += 1;
-                    self.elements[i].c.seen += 1;
-                    self.elements[i].c.absorbed += 1;
-                    continue;
-                }
+            let links = &self.links;
+            let Some(hop) = created_hop(route, node, |x| {
+                (links[x as usize].from, links[x as usize].to)
+            }) else {
+                self.counters.forge_failures += 1;
+                self.elements[i].absorb_created();
+                continue;
             };
             self.counters.element_created += 1;
             let id = self.store(&bytes, rid);
@@ -661,13 +472,7 @@ impl Emulator {
     pub fn element_summaries(&self) -> Vec<ElementSummary> {
         self.elements
             .iter()
-            .map(|e| ElementSummary {
-                node: self.graph.nodes[e.node].clone(),
-                kind: e.elem.kind().to_string(),
-                counters: e.c,
-                held_at_end: e.elem.held(),
-                detail: e.elem.report(),
-            })
+            .map(|e| e.summary(&self.graph.nodes))
             .collect()
     }
 
@@ -702,20 +507,9 @@ impl Emulator {
     fn sample(&mut self, t: Instant) {
         let secs = self.interval.as_secs_f64();
         for (i, l) in self.links.iter_mut().enumerate() {
-            let drops = l.dropped_queue + l.dropped_loss;
-            let e = i as u32;
-            let s = &mut self.series;
-            s.push(t, e, "queue_packets", l.queue.len_packets() as f64);
-            s.push(t, e, "queue_bytes", l.queue.len_bytes() as f64);
-            s.push(
-                t,
-                e,
-                "tx_mbps",
-                (l.tx_bytes - l.sampled_tx_bytes) as f64 * 8.0 / secs / 1e6,
-            );
-            s.push(t, e, "drops", (drops - l.sampled_drops) as f64);
-            l.sampled_tx_bytes = l.tx_bytes;
-            l.sampled_drops = drops;
+            for (m, v) in l.sample(secs).into_iter().enumerate() {
+                self.series.push(t, i as u32, LINK_METRICS[m], v);
+            }
         }
     }
 
@@ -734,7 +528,7 @@ impl Emulator {
     pub fn next_deadline(&self) -> Instant {
         self.links
             .iter()
-            .map(|l| l.next_event())
+            .map(|l| l.next_step())
             .chain(self.elements.iter().map(|e| e.wake))
             .min()
             .unwrap_or(Instant::MAX)
@@ -752,8 +546,8 @@ impl Emulator {
                 if r <= 0 {
                     break;
                 }
-                let b = buf[..r as usize].to_vec();
-                self.ingress(node, &b, now);
+                // The caller's buffer, not a copy: no allocation per packet read.
+                self.ingress(node, &buf[..r as usize], now);
             }
         }
     }
@@ -761,32 +555,15 @@ impl Emulator {
     /// Conservation per link (`arrived = queue drops + losses + delivered + queued + in the
     /// delay line`, and the queue's own counters) and over the emulated network (every
     /// packet read was released, dropped, or is still inside a link).
-    pub fn check_invariants(&self) -> Vec<String> {
+    pub fn check_invariants(&self, end: Instant) -> Vec<String> {
         let mut v = Vec::new();
         let mut inside = 0u64;
         let mut dropped = 0u64;
-        let mut entered = 0u64;
         for l in &self.links {
-            let (qp, qb) = l.backlog();
-            let sum = l.dropped_queue
-                + l.dropped_loss
-                + l.delivered
-                + qp as u64
-                + l.delay_line.len() as u64;
-            if sum != l.arrived {
-                v.push(format!(
-                    "link '{}' not conserved: arrived {}, drops {} + {}, delivered {}, queued {}, propagating {}",
-                    l.name, l.arrived, l.dropped_queue, l.dropped_loss, l.delivered, qp, l.delay_line.len()
-                ));
-            }
-            if let Err(e) = l.queue.counters().check(qp, qb) {
-                v.push(format!("link '{}': {e}", l.name));
-            }
-            inside += qp as u64 + l.delay_line.len() as u64;
+            l.check(end, &mut v);
+            inside += l.inside();
             dropped += l.dropped_queue + l.dropped_loss;
-            entered += l.arrived - l.delivered;
         }
-        let _ = entered;
         let mut held = 0;
         for e in &self.elements {
             let h = e.elem.held();
@@ -815,39 +592,7 @@ impl Emulator {
     pub fn link_summaries(&self, end: Instant) -> Vec<LinkSummary> {
         self.links
             .iter()
-            .map(|l| {
-                let cap = l.rate.capacity_bytes(Instant::ZERO, end);
-                let secs = end.as_nanos() as f64 / 1e9;
-                LinkSummary {
-                    name: l.name.clone(),
-                    from: self.graph.nodes[l.from].clone(),
-                    to: self.graph.nodes[l.to].clone(),
-                    utilization: if cap > 0 {
-                        l.tx_bytes as f64 / cap as f64
-                    } else {
-                        0.0
-                    },
-                    capacity_mbps: if secs > 0.0 {
-                        cap as f64 * 8.0 / secs / 1e6
-                    } else {
-                        0.0
-                    },
-                    tx_packets: l.tx_pkts,
-                    tx_bytes: l.tx_bytes,
-                    drops: Drops {
-                        queue: l.dropped_queue,
-                        loss: l.dropped_loss,
-                        marks: if l.red {
-                            Some(l.queue.counters().marked_pkts)
-                        } else {
-                            None
-                        },
-                    },
-                    max_queue_packets: l.max_queue_pkts,
-                    max_queue_bytes: l.max_queue_bytes,
-                    red: l.queue.red_stats().map(Into::into),
-                }
-            })
+            .map(|l| l.summary(&self.graph.nodes, end))
             .collect()
     }
 

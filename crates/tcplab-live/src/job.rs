@@ -120,6 +120,17 @@ fn addr_str(a: [u8; 4]) -> String {
     format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3])
 }
 
+/// User plus system CPU time of this thread (`RUSAGE_THREAD`) or process (`RUSAGE_SELF`).
+fn cpu_seconds(who: libc::c_int) -> f64 {
+    // SAFETY: getrusage fills the struct.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(who, &mut u) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
 /// Kernel release (uname -r).
 pub fn kernel_release() -> String {
     // SAFETY: uname fills the struct.
@@ -479,6 +490,9 @@ pub fn run(job: Job, sigfd: RawFd) -> Result<Outcome, Failure> {
         };
     }
     let end_t = now.min(end);
+    // The emulator's own CPU (this thread runs the loop; flows and samplers have threads of
+    // their own): bench/live reports it per packet.
+    let loop_cpu_s = cpu_seconds(libc::RUSAGE_THREAD);
 
     // Stop everything, then count.
     stop.store(true, Ordering::Relaxed);
@@ -502,7 +516,7 @@ pub fn run(job: Job, sigfd: RawFd) -> Result<Outcome, Failure> {
         .iter()
         .filter_map(|p| tun::tx_dropped(&p.tun.ns))
         .sum();
-    let mut violations = emu.check_invariants();
+    let mut violations = emu.check_invariants(end_t);
     if !emu.flush_pcaps() {
         violations.push("a pcap could not be written".into());
     }
@@ -641,6 +655,15 @@ pub fn run(job: Job, sigfd: RawFd) -> Result<Outcome, Failure> {
             "lost_before_read": lost_before_read,
         },
         "emulator": emu.counters,
+        "cost": {
+            "loop_cpu_s": loop_cpu_s,
+            "process_cpu_s": cpu_seconds(libc::RUSAGE_SELF),
+            "loop_cpu_ns_per_packet": if emu.counters.read_packets > 0 {
+                loop_cpu_s * 1e9 / emu.counters.read_packets as f64
+            } else {
+                0.0
+            },
+        },
         "realtime_priority": realtime,
         "interrupted": interrupted,
         "command": command_status.map(|s| json!({"exit_code": s.code(), "signal": std::os::unix::process::ExitStatusExt::signal(&s)})),

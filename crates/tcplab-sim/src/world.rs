@@ -3,24 +3,14 @@
 //! layers" 4): the byte stream is delivered exactly once and in order, packets are
 //! conserved at every link and across the network, and no flow or link beats capacity.
 
-use crate::config::{RateSpec, ReadProfile, RecordSpec, Scenario};
-use crate::element::{Actions, Arrival, Element, ElementCounters, Fate, NodeView};
+use crate::config::{ReadProfile, RecordSpec, Scenario};
+use crate::element::{created_hop, Actions, Arrival, Fate, Slot};
 use crate::engine::{Event, EventQueue};
-use crate::link::{MahimahiTrace, RateModel, TraceRate};
-use crate::loss::LossModel;
-use crate::output::{
-    Drops, ElementSummary, FlowSummary, Invariants, LinkSummary, RedSummary, RunOutput, Summary,
-    TimeSeries, SUMMARY_SCHEMA,
-};
+use crate::link::{build_lines, Line, LinksView, LINK_METRICS};
+use crate::output::{FlowSummary, Invariants, RunOutput, Summary, TimeSeries, SUMMARY_SCHEMA};
 use crate::packet::Packet;
-use crate::pcap::PcapWriter;
-use crate::queue::{Queue, QueueDiscipline, Verdict};
 use crate::stats::DelayStats;
-use std::collections::VecDeque;
 use std::fmt;
-use std::fs::File;
-use std::io::BufWriter;
-use std::sync::Arc;
 use tcplab_core::cc::CongestionControl;
 use tcplab_core::fc::FcKind;
 use tcplab_core::tcp::Endpoint;
@@ -80,49 +70,6 @@ pub fn run(
     let mut w = World::build(scenario)?;
     w.run(progress)?;
     Ok(w.finish())
-}
-
-/// One direction of a link at run time: queue -> serialiser -> loss -> propagation delay.
-struct LinkState {
-    name: String,
-    from: usize,
-    to: usize,
-    rate: RateModel,
-    queue: Queue,
-    loss: LossModel,
-    rng: Rng,
-    delay: Duration,
-    /// Pending delay changes (time, new delay), earliest first; consumed as departures pass them.
-    delay_changes: VecDeque<(Instant, Duration)>,
-    header_bytes: u32,
-    /// When the serialiser is free again (the last packet's departure).
-    busy_until: Instant,
-    /// A departure event is scheduled to start the head of the queue at `busy_until`
-    /// (head-of-line scheduling: at most one per link).
-    txdone_pending: bool,
-    /// Packets propagating, in arrival order (arrivals are clamped to be non-decreasing, so
-    /// only the head's arrival is scheduled).
-    delay_line: VecDeque<(Instant, Packet)>,
-    arrived: u64,
-    dropped_queue: u64,
-    dropped_loss: u64,
-    tx_pkts: u64,
-    tx_bytes: u64,
-    /// The queue wants to see packets that find the link idle and skip it (RED's average
-    /// decays over idle time); a flag, so drop-tail links do not pay for the hook.
-    idle_arrivals: bool,
-    /// The node this link leads to has elements (checked on every arrival, from the link
-    /// state already in cache, before looking up which).
-    to_elements: bool,
-    /// Wire bytes of the latest transmission (excluded from the capacity check when its
-    /// departure lies beyond representable time: it never leaves).
-    last_tx_bytes: u32,
-    delivered: u64,
-    max_queue_pkts: u64,
-    max_queue_bytes: u64,
-    sampled_tx_bytes: u64,
-    sampled_drops: u64,
-    pcap: Option<PcapWriter<BufWriter<File>>>,
 }
 
 /// The receiving application's reading behaviour.
@@ -311,27 +258,6 @@ struct EpSlot {
     wake: Instant,
 }
 
-/// An element on a node, with what the world counts of it and its timer.
-struct ElementSlot {
-    node: usize,
-    elem: Box<dyn Element>,
-    /// When its live timer event fires (Instant::MAX: none), as for endpoints.
-    wake: Instant,
-    c: ElementCounters,
-}
-
-/// Queue lengths as elements see them.
-struct LinksView<'a>(&'a [LinkState]);
-
-impl NodeView for LinksView<'_> {
-    fn queue_packets(&self, link: u32) -> u64 {
-        self.0[link as usize].queue.len_packets() as u64
-    }
-    fn queue_bytes(&self, link: u32) -> u64 {
-        self.0[link as usize].queue.len_bytes()
-    }
-}
-
 struct World {
     name: String,
     seed: u64,
@@ -339,7 +265,7 @@ struct World {
     stop_when_done: bool,
     budget: u64,
     q: EventQueue,
-    links: Vec<LinkState>,
+    links: Vec<Line>,
     nodes: Vec<String>,
     flows: Vec<FlowState>,
     eps: Vec<EpSlot>,
@@ -354,7 +280,7 @@ struct World {
     /// Workload flows created so far, all workloads: each one's serial number.
     workload_serial: u64,
     /// Elements grouped by node in listing order; `node_elements[n]` is node n's range.
-    elements: Vec<ElementSlot>,
+    elements: Vec<Slot>,
     node_elements: Vec<(u32, u32)>,
     /// The elements' command buffer, reused from call to call.
     acts: Actions,
@@ -374,7 +300,7 @@ const MAX_VIOLATIONS: usize = 100;
 #[cfg(test)]
 pub(crate) fn run_with_elements(
     scn: &Scenario,
-    extra: Vec<(&str, Box<dyn Element>)>,
+    extra: Vec<(&str, Box<dyn crate::element::Element>)>,
 ) -> Result<RunOutput, SimError> {
     let mut w = World::build(scn)?;
     for (node, elem) in extra {
@@ -383,123 +309,42 @@ pub(crate) fn run_with_elements(
             .iter()
             .position(|n| n == node)
             .expect("a node of the scenario");
-        w.elements.push(ElementSlot {
-            node,
-            elem,
-            wake: Instant::MAX,
-            c: ElementCounters::default(),
-        });
+        w.elements.push(Slot::new(node, elem));
     }
     w.group_elements();
     w.run(&mut |_| true)?;
     Ok(w.finish())
 }
 
-/// Out of line: only links whose queue asked for it (RED) pay for the call.
-#[inline(never)]
-fn note_idle_arrival(link: &mut LinkState, now: Instant, ip_len: u32) {
-    let since = link.busy_until;
-    link.queue.note_idle_arrival(now, since, ip_len);
-}
-
 fn node_addr(n: usize) -> [u8; 4] {
     [10, (n >> 16) as u8, (n >> 8) as u8, n as u8 + 1]
+}
+
+/// Writes `p` to the link's pcap, stamped with the start of its transmission (where
+/// tcpdump on the sending interface would see it); the violation to record if the write
+/// failed (that link's capture then stops). Out of line: only captured links pay for it.
+#[inline(never)]
+fn capture(flows: &[FlowState], link: &mut Line, now: Instant, p: &Packet) -> Option<String> {
+    let fl = &flows[p.flow as usize];
+    let (sn, dn, sp, dp, isn) = if p.from_sender {
+        (fl.src, fl.dst, 10_000 + p.flow as u16, 5001, fl.isn[0])
+    } else {
+        (fl.dst, fl.src, 5001, 10_000 + p.flow as u16, fl.isn[1])
+    };
+    let off = p.seg.seq.0.wrapping_sub(isn.0.wrapping_add(1)) as u64;
+    let w = link.pcap.as_mut()?;
+    let e = w
+        .write_segment(now, (node_addr(sn), sp), (node_addr(dn), dp), &p.seg, off)
+        .err()?;
+    link.pcap = None;
+    Some(format!("pcap of link '{}': {e}", link.name))
 }
 
 impl World {
     fn build(scn: &Scenario) -> Result<World, SimError> {
         // Every rule lives in `validate`; what follows may rely on a valid scenario.
         let graph = crate::validate::validate(scn)?;
-        let mut links = Vec::with_capacity(graph.links.len());
-        // A trace used by several links (a dumbbell's access links) is read and parsed once.
-        let mut traces: Vec<Arc<MahimahiTrace>> = Vec::new();
-        for (i, l) in graph.links.iter().enumerate() {
-            let rate = match &l.spec.rate {
-                RateSpec::Trace {
-                    path,
-                    opportunity_bytes,
-                } => {
-                    let t = match traces.iter().find(|t| t.path() == path) {
-                        Some(t) => t.clone(),
-                        None => {
-                            let t = Arc::new(MahimahiTrace::load(path)?);
-                            traces.push(t.clone());
-                            t
-                        }
-                    };
-                    TraceRate::new(t, *opportunity_bytes).map(RateModel::Trace)
-                }
-                spec => RateModel::from_spec(spec),
-            }
-            .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
-            let loss = LossModel::from_spec(&l.spec.loss)
-                .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
-            // RED takes the link's rate and delay as ns-2's does, and its own random stream.
-            // The rate is the configured one, before any `rate_changes`: ns-2 sets RED up
-            // from the link's bandwidth once, and `validate` resolves RED's automatic
-            // thresholds from the same value.
-            let queue = Queue::for_link(
-                &l.spec.queue,
-                l.spec.header_bytes,
-                rate.mean_rate_bps(),
-                l.spec.delay,
-                Rng::derive(scn.seed, i as u64, "link-queue"),
-            );
-            let rate = rate
-                .with_changes(&l.spec.rate, &l.spec.rate_changes)
-                .map_err(|e| prefix_err(e, &format!("link '{}': ", l.name)))?;
-            let idle_arrivals = matches!(queue, Queue::Red(_));
-            links.push(LinkState {
-                name: l.name.clone(),
-                from: l.from,
-                to: l.to,
-                rate,
-                queue,
-                idle_arrivals,
-                loss,
-                rng: Rng::derive(scn.seed, i as u64, "link-loss"),
-                delay: l.spec.delay,
-                delay_changes: l
-                    .spec
-                    .delay_changes
-                    .iter()
-                    .map(|c| (Instant::ZERO + c.at, c.delay))
-                    .collect(),
-                header_bytes: l.spec.header_bytes,
-                busy_until: Instant::ZERO,
-                txdone_pending: false,
-                // Grows with what the link carries (a few doublings), not reserved up front:
-                // a 10^4-flow dumbbell has 4 * 10^4 access links.
-                delay_line: VecDeque::new(),
-                arrived: 0,
-                dropped_queue: 0,
-                dropped_loss: 0,
-                tx_pkts: 0,
-                tx_bytes: 0,
-                last_tx_bytes: 0,
-                to_elements: false,
-                delivered: 0,
-                max_queue_pkts: 0,
-                max_queue_bytes: 0,
-                sampled_tx_bytes: 0,
-                sampled_drops: 0,
-                pcap: None,
-            });
-        }
-        for p in &scn.record.pcap {
-            let li = graph.link(&p.link).ok_or_else(|| {
-                let names: Vec<_> = graph.links.iter().map(|l| l.name.as_str()).collect();
-                SimError::Config(format!(
-                    "record.pcap: unknown link '{}' (links: {})",
-                    p.link,
-                    names.join(", ")
-                ))
-            })?;
-            let f = File::create(&p.path).map_err(|e| SimError::Io(format!("{}: {e}", p.path)))?;
-            let w = PcapWriter::new(BufWriter::with_capacity(1 << 16, f), p.snaplen)
-                .map_err(|e| SimError::Io(format!("{}: {e}", p.path)))?;
-            links[li].pcap = Some(w);
-        }
+        let links = build_lines(scn, &graph)?;
 
         let mut flows = Vec::with_capacity(scn.flows.len());
         let mut eps = Vec::with_capacity(2 * scn.flows.len());
@@ -585,12 +430,7 @@ impl World {
 
         let elements = crate::element::build_all(scn, &graph, &mut |f| flows[f].route_fwd.clone())?
             .into_iter()
-            .map(|(node, elem)| ElementSlot {
-                node,
-                elem,
-                wake: Instant::MAX,
-                c: ElementCounters::default(),
-            })
+            .map(|(node, elem)| Slot::new(node, elem))
             .collect();
 
         let end = Instant(scn.duration.as_nanos());
@@ -1129,125 +969,60 @@ impl World {
     }
 
     fn link_enqueue(&mut self, now: Instant, l: usize, pkt: Packet) {
+        // Idle link, empty queue: the packet goes straight onto the wire. Only packets that
+        // must wait cost a departure event, so uncongested links (access links, the ACK
+        // path) schedule one event per packet instead of two.
         let link = &mut self.links[l];
-        link.arrived += 1;
-        if !link.txdone_pending && link.busy_until <= now {
-            // Idle link, empty queue: the packet goes straight onto the wire. Only packets
-            // that must wait cost a departure event, so uncongested links (access links, the
-            // ACK path) schedule one event per packet instead of two.
-            debug_assert!(link.queue.is_empty());
-            if link.idle_arrivals {
-                note_idle_arrival(link, now, pkt.ip_len);
-            }
+        if link.admit_idle(now, pkt.ip_len) {
             self.transmit(now, l, pkt);
             return;
         }
-        if let Verdict::Dropped(d) = link.queue.enqueue(now, pkt) {
-            link.dropped_queue += 1;
+        let (dropped, depart) = link.enqueue(now, pkt);
+        if let Some(d) = dropped {
             self.packet_gone(now, d.flow);
-            // Drop-head under a byte limit may push out several old packets for one arrival.
-            while let Some(d) = self.links[l].queue.take_dropped() {
-                self.links[l].dropped_queue += 1;
+            while let Some(d) = self.links[l].take_dropped() {
                 self.packet_gone(now, d.flow);
             }
         }
-        let link = &mut self.links[l];
-        let qp = link.queue.len_packets() as u64;
-        let qb = link.queue.len_bytes();
-        link.max_queue_pkts = link.max_queue_pkts.max(qp);
-        link.max_queue_bytes = link.max_queue_bytes.max(qb);
-        if !link.txdone_pending && !link.queue.is_empty() {
-            link.txdone_pending = true;
-            let at = link.busy_until.max(now);
+        if let Some(at) = depart {
             self.q.schedule(at, Event::LinkTxDone(l as u32));
         }
     }
 
     /// The serialiser is free: the head of the queue starts its transmission.
     fn on_tx_done(&mut self, now: Instant, l: usize) {
-        let link = &mut self.links[l];
-        link.txdone_pending = false;
-        if let Some(p) = link.queue.dequeue(now) {
+        if let Some(p) = self.links[l].head(now) {
             self.transmit(now, l, p);
-            let link = &mut self.links[l];
-            if !link.queue.is_empty() {
-                link.txdone_pending = true;
-                self.q
-                    .schedule(link.busy_until, Event::LinkTxDone(l as u32));
+            if let Some(at) = self.links[l].more_queued() {
+                self.q.schedule(at, Event::LinkTxDone(l as u32));
             }
         }
     }
 
-    /// Starts serialising `p` at `now` (the link is idle): its departure time is known at
-    /// once, so the loss draw and its place in the delay line are decided here.
+    /// Starts serialising `p` at `now` (the link is idle); `Line::start_tx` decides its
+    /// loss and its arrival.
     fn transmit(&mut self, now: Instant, l: usize, p: Packet) {
         let link = &mut self.links[l];
-        let wire = p.ip_len + link.header_bytes;
-        let dep = link.rate.departure_time(now, wire);
-        link.busy_until = dep;
-        link.tx_pkts += 1;
-        link.tx_bytes += wire as u64;
-        link.last_tx_bytes = wire;
         if link.pcap.is_some() {
-            self.capture(now, l, &p);
-        }
-        let link = &mut self.links[l];
-        if link.loss.lose(&mut link.rng) {
-            link.dropped_loss += 1;
-            self.packet_gone(now, p.flow);
-        } else {
-            while let Some(&(t, d)) = link.delay_changes.front() {
-                if t > dep {
-                    break;
-                }
-                link.delay = d;
-                link.delay_changes.pop_front();
+            if let Some(msg) = capture(&self.flows, link, now, &p) {
+                self.violation(msg);
             }
-            // FIFO when the delay shrinks: never before the packet ahead (a packet already
-            // arrived did so by `now`, before `dep + delay`).
-            let ahead = link.delay_line.back().map_or(Instant::ZERO, |e| e.0);
-            // Saturating: a trace whose next opportunity is centuries away must not wrap.
-            let at = dep.saturating_add(link.delay).max(ahead);
-            if link.delay_line.is_empty() {
-                self.q.schedule(at, Event::LinkArrive(l as u32));
-            }
-            link.delay_line.push_back((at, p));
         }
-    }
-
-    /// Writes `p` to the link's pcap, stamped with the start of its transmission (where
-    /// tcpdump on the sending interface would see it).
-    fn capture(&mut self, now: Instant, l: usize, p: &Packet) {
-        let fl = &self.flows[p.flow as usize];
-        let (sn, dn, sp, dp, isn) = if p.from_sender {
-            (fl.src, fl.dst, 10_000 + p.flow as u16, 5001, fl.isn[0])
-        } else {
-            (fl.dst, fl.src, 5001, 10_000 + p.flow as u16, fl.isn[1])
-        };
-        let off = p.seg.seq.0.wrapping_sub(isn.0.wrapping_add(1)) as u64;
-        let link = &mut self.links[l];
-        let Some(w) = link.pcap.as_mut() else { return };
-        if let Err(e) = w.write_segment(now, (node_addr(sn), sp), (node_addr(dn), dp), &p.seg, off)
-        {
-            let msg = format!("pcap of link '{}': {e}", link.name);
-            link.pcap = None;
-            self.violation(msg);
+        match self.links[l].start_tx(now, p) {
+            Err(lost) => self.packet_gone(now, lost.flow),
+            Ok(Some(at)) => self.q.schedule(at, Event::LinkArrive(l as u32)),
+            Ok(None) => {}
         }
     }
 
     fn on_link_arrive(&mut self, now: Instant, l: usize) {
         let link = &mut self.links[l];
-        let (at, mut p) = link
-            .delay_line
-            .pop_front()
-            .expect("LinkArrive with an empty delay line");
-        debug_assert_eq!(at, now);
-        link.delivered += 1;
+        let p = link.arrive(now);
         let to_elements = link.to_elements;
-        if let Some(&(next, _)) = link.delay_line.front() {
+        let next = link.next_arrival();
+        if next != Instant::MAX {
             self.q.schedule(next, Event::LinkArrive(l as u32));
         }
-        p.hop += 1;
         if to_elements {
             self.arrive_at_elements(now, l, p);
             return;
@@ -1320,15 +1095,7 @@ impl World {
         };
         for i in first..last {
             let view = LinksView(&self.links);
-            let slot = &mut self.elements[i];
-            slot.c.seen += 1;
-            let fate = slot.elem.on_packet(now, p, at, &view, &mut self.acts);
-            match fate {
-                Fate::Forward => slot.c.forwarded += 1,
-                Fate::Drop => slot.c.dropped += 1,
-                Fate::Absorb => slot.c.absorbed += 1,
-                Fate::Hold => slot.c.held += 1,
-            }
+            let fate = self.elements[i].see(now, p, at, &view, &mut self.acts);
             if !self.acts.is_empty() {
                 self.apply_actions(now, i);
             }
@@ -1358,17 +1125,11 @@ impl World {
             };
             // The route's first link out of this node; or none, when the node is the one
             // the route leads to (the packet is for the endpoint here).
-            let hop = match route
-                .iter()
-                .position(|&x| self.links[x as usize].from == node)
-            {
+            let links = &self.links;
+            let hop = match created_hop(route, node, |x| {
+                (links[x as usize].from, links[x as usize].to)
+            }) {
                 Some(h) => h,
-                None if route
-                    .last()
-                    .is_some_and(|&x| self.links[x as usize].to == node) =>
-                {
-                    route.len()
-                }
                 None => {
                     let msg = format!(
                         "element {} ({}) on node '{}' created a packet for flow '{}' whose route does not pass the node",
@@ -1377,9 +1138,7 @@ impl World {
                         self.nodes[node],
                         self.flows[f].name
                     );
-                    // Counted as absorbed where it was made, so conservation still holds.
-                    self.elements[i].c.seen += 1;
-                    self.elements[i].c.absorbed += 1;
+                    self.elements[i].absorb_created();
                     self.next_packet_id += 1;
                     self.violation(msg);
                     continue;
@@ -1482,16 +1241,7 @@ impl World {
         }
         let nf = self.static_flows;
         for (li, l) in self.links.iter_mut().enumerate() {
-            let drops = l.dropped_queue + l.dropped_loss;
-            let vals = [
-                l.queue.len_packets() as f64,
-                l.queue.len_bytes() as f64,
-                mbps(l.tx_bytes - l.sampled_tx_bytes, dt),
-                (drops - l.sampled_drops) as f64,
-            ];
-            l.sampled_tx_bytes = l.tx_bytes;
-            l.sampled_drops = drops;
-            for (m, v) in vals.into_iter().enumerate() {
+            for (m, v) in l.sample(dt).into_iter().enumerate() {
                 self.ts.time_ns.push(t);
                 self.ts.entity.push((nf + li) as u32);
                 self.ts.metric.push((FLOW_METRICS.len() + m) as u16);
@@ -1506,33 +1256,9 @@ impl World {
         let mut dropped = 0u64;
         let mut msgs = Vec::new();
         for l in &self.links {
-            let inside = l.queue.len_packets() as u64 + l.delay_line.len() as u64;
-            in_network += inside;
+            in_network += l.inside();
             dropped += l.dropped_queue + l.dropped_loss;
-            if l.arrived != l.dropped_queue + l.dropped_loss + l.delivered + inside {
-                msgs.push(format!(
-                    "link '{}': packets not conserved: {} in != {} queue drops + {} losses + {} out + {} inside",
-                    l.name, l.arrived, l.dropped_queue, l.dropped_loss, l.delivered, inside
-                ));
-            }
-            // Bytes are counted when their transmission starts, so the window runs until the
-            // last one has left, that instant included: a trace link's last packet leaves in
-            // an opportunity at exactly `busy_until`.
-            // A departure that saturated at Instant::MAX (a trace whose opportunities are
-            // centuries apart, smaller than the packet) never happens: that packet is still
-            // on the link, not sent, and everything before it left by `end`.
-            let (sent, until) = if l.busy_until == Instant::MAX {
-                (l.tx_bytes - l.last_tx_bytes as u64, end)
-            } else {
-                (l.tx_bytes, end.max(l.busy_until))
-            };
-            let cap = l.rate.capacity_bytes_through(Instant::ZERO, until);
-            if sent > cap {
-                msgs.push(format!(
-                    "link '{}': sent {} bytes but its capacity over the run is {} bytes",
-                    l.name, l.tx_bytes, cap
-                ));
-            }
+            l.check(end, &mut msgs);
         }
         // Each element kept count of what it saw, and what it holds is what it kept.
         let (mut absorbed, mut held) = (0u64, 0u64);
@@ -1718,33 +1444,7 @@ impl World {
         let links = self
             .links
             .iter()
-            .map(|l| {
-                let cap = l
-                    .rate
-                    .capacity_bytes_through(Instant::ZERO, end.max(l.busy_until));
-                LinkSummary {
-                    name: l.name.clone(),
-                    from: self.nodes[l.from].clone(),
-                    to: self.nodes[l.to].clone(),
-                    utilization: if cap > 0 {
-                        l.tx_bytes as f64 / cap as f64
-                    } else {
-                        0.0
-                    },
-                    // What the link could carry in [0, end), not its long-run mean.
-                    capacity_mbps: l.rate.rate_over_bps(Instant::ZERO, end) * 1e-6,
-                    tx_packets: l.tx_pkts,
-                    tx_bytes: l.tx_bytes,
-                    drops: Drops {
-                        queue: l.dropped_queue,
-                        loss: l.dropped_loss,
-                        marks: l.queue.red_stats().map(|r| r.marks),
-                    },
-                    red: l.queue.red_stats().map(RedSummary::from),
-                    max_queue_packets: l.max_queue_pkts,
-                    max_queue_bytes: l.max_queue_bytes,
-                }
-            })
+            .map(|l| l.summary(&self.nodes, end))
             .collect();
         let g: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
         let summary = Summary {
@@ -1764,13 +1464,7 @@ impl World {
             elements: self
                 .elements
                 .iter()
-                .map(|e| ElementSummary {
-                    node: self.nodes[e.node].clone(),
-                    kind: e.elem.kind().to_string(),
-                    counters: e.c,
-                    held_at_end: e.elem.held(),
-                    detail: e.elem.report(),
-                })
+                .map(|e| e.summary(&self.nodes))
                 .collect(),
             jain_fairness: jain(&g),
             pages: self
@@ -1840,7 +1534,6 @@ fn rate_state_code(s: tcplab_core::rate::RateState) -> f64 {
 }
 
 /// Per-link time-series metrics.
-pub const LINK_METRICS: [&str; 4] = ["queue_packets", "queue_bytes", "tx_mbps", "drops"];
 
 /// The scenario-file name of an enum value (`proprate-high`, not `PropRateHigh`).
 /// What ran as another than configured on one flow (issue 35): the sender's controller,
@@ -1885,14 +1578,6 @@ fn serde_name<T: serde::Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
         _ => String::new(),
-    }
-}
-
-fn prefix_err(e: SimError, p: &str) -> SimError {
-    match e {
-        SimError::Config(m) => SimError::Config(format!("{p}{m}")),
-        SimError::Trace(m) => SimError::Trace(format!("{p}{m}")),
-        other => other,
     }
 }
 

@@ -181,6 +181,83 @@ impl ElementCounters {
     }
 }
 
+/// An element on its node as a driver holds it (the simulator's world, the live
+/// emulator): the counters the driver keeps of it, independently of the element's own
+/// report, and when its timer is due (`Instant::MAX`: none).
+pub struct Slot {
+    pub node: usize,
+    pub elem: Box<dyn Element>,
+    pub wake: Instant,
+    pub c: ElementCounters,
+}
+
+impl Slot {
+    pub fn new(node: usize, elem: Box<dyn Element>) -> Slot {
+        Slot {
+            node,
+            elem,
+            wake: Instant::MAX,
+            c: ElementCounters::default(),
+        }
+    }
+
+    /// The element sees `p` arrive at its node; the driver counts it by its fate.
+    #[inline]
+    pub fn see(
+        &mut self,
+        now: Instant,
+        p: &mut Packet,
+        at: Arrival,
+        view: &dyn NodeView,
+        acts: &mut Actions,
+    ) -> Fate {
+        self.c.seen += 1;
+        let fate = self.elem.on_packet(now, p, at, view, acts);
+        match fate {
+            Fate::Forward => self.c.forwarded += 1,
+            Fate::Drop => self.c.dropped += 1,
+            Fate::Absorb => self.c.absorbed += 1,
+            Fate::Hold => self.c.held += 1,
+        }
+        fate
+    }
+
+    /// A packet the element created that cannot be sent (its route does not pass the
+    /// node; live: it cannot be made on the wire): counted as seen and absorbed where it
+    /// was made, so conservation still holds.
+    pub fn absorb_created(&mut self) {
+        self.c.seen += 1;
+        self.c.absorbed += 1;
+    }
+
+    /// The element in the summary's schema.
+    pub fn summary(&self, nodes: &[String]) -> crate::output::ElementSummary {
+        crate::output::ElementSummary {
+            node: nodes[self.node].clone(),
+            kind: self.elem.kind().to_string(),
+            counters: self.c,
+            held_at_end: self.elem.held(),
+            detail: self.elem.report(),
+        }
+    }
+}
+
+/// Where on `route` a packet an element on `node` created starts: the route's first link
+/// out of the node, or the route's end when the node is the one it leads to (the packet is
+/// for the endpoint there); None when the route does not pass the node. `ends(link)` is
+/// the link's (from, to) nodes.
+pub fn created_hop(
+    route: &[u32],
+    node: usize,
+    ends: impl Fn(u32) -> (usize, usize),
+) -> Option<usize> {
+    match route.iter().position(|&x| ends(x).0 == node) {
+        Some(h) => Some(h),
+        None if route.last().is_some_and(|&x| ends(x).1 == node) => Some(route.len()),
+        None => None,
+    }
+}
+
 /// Builds the scenario's elements, each with the index of its node, in the order listed;
 /// every rule about element keys lives here (`validate` calls it too). `route_fwd(f)` is
 /// flow `f`'s data route as link indices.
