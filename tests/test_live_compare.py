@@ -61,3 +61,36 @@ def test_compare_refuses_a_kernel_only_cc(tmp_path: Path) -> None:
     p = subprocess.run([sys.executable, "-m", "tcplab", "compare", str(sc), "--out", str(tmp_path / "o")],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "bbr" in p.stderr and p.stderr.startswith("error: "), p.stderr
+
+
+def test_compare_rows_set_elements_side_by_side() -> None:
+    """Elements are matched by node and kind: the driver's counters and the report's numbers."""
+    from tcplab import compare
+
+    def summ(created: int, zwas: int) -> dict:
+        return {"flows": [], "links": [], "elements": [
+            {"node": "bs", "kind": "bsf", "counters": {"seen": 10, "dropped": 0, "created": created},
+             "detail": {"zwas_sent": zwas, "note": "text is left out"}}]}
+
+    rs = {(r["kind"], r["name"], r["metric"]): r for r in compare.rows(summ(4, 4), summ(5, 5))}
+    assert rs[("element", "bsf@bs", "created")]["diff_pct"] == 25.0
+    assert rs[("element", "bsf@bs", "detail.zwas_sent")]["live"] == 5
+    assert ("element", "bsf@bs", "detail.note") not in rs
+
+
+def test_bench_live_vs_sim_scenarios_are_valid_and_have_results() -> None:
+    """bench/live-vs-sim: every scenario validates and has its stored comparison."""
+    import subprocess
+    import sys
+
+    from live_common import ROOT
+
+    d = ROOT / "bench" / "live-vs-sim"
+    names = sorted(p.stem for p in d.glob("*.toml"))
+    assert len(names) >= 6, names
+    for n in names:
+        p = subprocess.run([sys.executable, "-m", "tcplab", "validate", str(d / f"{n}.toml")], capture_output=True,
+                           text=True, timeout=60, cwd=ROOT)
+        assert p.returncode == 0, (n, p.stderr)
+        doc = json.loads((d / "results" / f"{n}.json").read_text())
+        assert doc["live_ok"] and doc["sim_ok"] and doc["rows"], n

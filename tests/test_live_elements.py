@@ -7,9 +7,13 @@ DARCA's drops are real drops; the conservation counters of both must balance."""
 from __future__ import annotations
 
 import struct
+import sys
 from pathlib import Path
 
-from live_common import emulate, require_live, summary, write
+from live_common import TOOLS, emulate, require_live, summary, write
+
+sys.path.insert(0, str(TOOLS))
+from freeze import freezes  # noqa: E402
 
 STAR = """
 name = "{name}"
@@ -74,7 +78,11 @@ def _tcp_checksum_ok(p: bytes) -> bool:
 
 def test_live_bsf_sends_valid_zero_window_acks_to_kernel_senders(tmp_path: Path) -> None:
     require_live()
-    sc = write(tmp_path, "bsf.toml", STAR.format(name="bsf-live", duration="6s", mid="bs", rate="4Mbit/s", queue="20pkts", cc="newreno") + """
+    # Bursty wireless losses drain the buffer below FLUSH_thresh, so BSF freezes the senders
+    # (without them one flush in 6 s).
+    star = STAR.format(name="bsf-live", duration="6s", mid="bs", rate="4Mbit/s", queue="20pkts", cc="newreno").replace(
+        'queue = "20pkts"', 'queue = "20pkts"\nloss = { kind = "gilbert_elliott", error_rate = 0.03, mean_burst = 3 }', 1)
+    sc = write(tmp_path, "bsf.toml", star + """
 [[elements]]
 node = "bs"
 kind = "bsf"
@@ -85,7 +93,7 @@ flush_thresh = 2
 ecn_history = 0
 """)
     out = tmp_path / "o"
-    p = emulate(sc, "--out", str(out), "--no-plots", "--pcap", "bs->s0", "--pcap", "bs->s1")
+    p = emulate(sc, "--out", str(out), "--no-plots", "--pcap", "bs->s0", "--pcap", "bs->s1", "--pcap", "s0->bs", "--pcap", "s1->bs")
     assert p.returncode == 0, p.stderr
     s = summary(out)
     assert s["invariants"]["ok"], s["invariants"]
@@ -104,6 +112,12 @@ ecn_history = 0
             if window == 0 and flags & 0x10 and total == ihl + (off >> 4) * 4 and sport in (5001, 5002):
                 zwas += 1
     assert zwas == e["detail"]["zwas_sent"], (zwas, e["detail"])
+    # The kernel senders freeze: from a zero-window ACK's arrival (bs -> s_i: 5 ms) until an
+    # open window's, no segment with new data leaves them (tests/live_tools/freeze.py).
+    fr = [freezes(out / f"bs-to-s{i}.pcap", out / f"s{i}-to-bs.pcap", 0.005) for i in range(2)]
+    print(f"live bsf: {fr}")
+    assert sum(f["freezes"] for f in fr) >= 10 and sum(f["new_data_otherwise"] for f in fr) > 100, fr
+    assert all(f["new_data_while_frozen"] == 0 for f in fr), fr
     assert all(f["bytes_delivered"] > 100_000 for f in s["flows"]), s["flows"]
 
 

@@ -39,6 +39,23 @@ def rows(sim: dict[str, Any], live: dict[str, Any]) -> list[dict[str, Any]]:
         for key, label, get in FLOW_METRICS:
             a, b = get(fs), get(fl)
             out.append({"kind": "flow", "name": fs["name"], "metric": key, "label": label, "sim": a, "live": b, "diff_pct": _diff(a, b)})
+    # Elements (BSF, DARCA) matched by node and kind: the counters the driver keeps of each
+    # (the same code counts in both), and the element's own report's numbers.
+    live_elems = {(e["node"], e["kind"]): e for e in live.get("elements", [])}
+    for es in sim.get("elements", []):
+        el = live_elems.get((es["node"], es["kind"]))
+        if el is None:
+            continue
+        name = f"{es['kind']}@{es['node']}"
+        for key in ("seen", "dropped", "created"):
+            a, b = es["counters"][key], el["counters"][key]
+            out.append({"kind": "element", "name": name, "metric": key, "label": f"packets {key}", "sim": a, "live": b,
+                        "diff_pct": _diff(a, b)})
+        for key, a in sorted(es.get("detail", {}).items()):
+            b = el.get("detail", {}).get(key)
+            if isinstance(a, (int, float)) and not isinstance(a, bool) and isinstance(b, (int, float)):
+                out.append({"kind": "element", "name": name, "metric": f"detail.{key}", "label": key, "sim": a, "live": b,
+                            "diff_pct": _diff(a, b)})
     by_name = {l["name"]: l for l in live["links"]}
     for ls in sim["links"]:
         ll = by_name.get(ls["name"])
