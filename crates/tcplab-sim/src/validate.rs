@@ -507,8 +507,9 @@ fn check_ends(
     Ok(())
 }
 
-/// A value's scenario name (its serde name), for messages.
-fn serde_name<T: serde::Serialize>(v: &T) -> String {
+/// A value's scenario name (its serde name: `proprate-high`, not `PropRateHigh`), for
+/// messages and summaries.
+pub(crate) fn serde_name<T: serde::Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
         _ => String::new(),
