@@ -39,11 +39,35 @@ def tcplab_namespaces() -> list[str]:
     return [l.split()[0] for l in out.splitlines() if l.startswith("tcplab-")]
 
 
+def _owner(name: str) -> int | None:
+    """The pid in a run's namespace name (`tcplab-<pid>-<host>`)."""
+    parts = name.split("-")
+    return int(parts[1]) if len(parts) > 2 and parts[1].isdigit() else None
+
+
+def leaked_namespaces() -> set[str]:
+    """Namespaces of runs whose process is gone: a run removes its namespaces before it
+    exits, so one still there is left behind. Namespaces of runs still going (another
+    suite's on the same machine) are not; listed again after the owner check, so a run
+    that removed its own in between is not counted."""
+    dead = {n for n in tcplab_namespaces() if (pid := _owner(n)) is not None and not Path(f"/proc/{pid}").exists()}
+    return dead & set(tcplab_namespaces())
+
+
+def children(pid: int) -> set[int]:
+    """The direct children of process `pid`."""
+    try:
+        return {int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except OSError:
+        return set()
+
+
 def emulate(scenario: Path | str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """`tcplab emulate SCENARIO ARGS...` with a hang guard far above its cost."""
-    before = set(tcplab_namespaces())
+    """`tcplab emulate SCENARIO ARGS...` with a hang guard far above its cost; fails if the
+    run left a namespace behind (robust to other live runs on the machine meanwhile)."""
+    before = leaked_namespaces()
     p = subprocess.run([*TCPLAB, "emulate", str(scenario), *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-    left = set(tcplab_namespaces()) - before
+    left = leaked_namespaces() - before
     assert not left, f"namespaces left behind: {left}"
     return p
 

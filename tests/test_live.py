@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from live_common import ROOT, TCPLAB, TOOLS, emulate, require_live, summary, tcplab_namespaces, write
+from live_common import ROOT, TCPLAB, TOOLS, children, emulate, require_live, summary, tcplab_namespaces, write
 
 P2P = """
 name = "{name}"
@@ -193,25 +193,29 @@ def test_an_idle_ping_sees_twice_the_one_way_delay(tmp_path: Path) -> None:
 
 def test_stale_namespaces_of_dead_runs_are_removed_and_sigint_cleans_up(tmp_path: Path) -> None:
     require_live()
-    # A namespace as a run killed with SIGKILL leaves it (pid 4194304 is above pid_max).
-    subprocess.run(["ip", "netns", "add", "tcplab-4194304-server"], check=True)
+    # A namespace as a run killed with SIGKILL leaves it (a pid above pid_max, 4194304, is
+    # never alive; this suite's own, so two suites on one machine do not collide).
+    stale = f"tcplab-{4194304 + os.getpid()}-server"
+    subprocess.run(["ip", "netns", "add", stale], check=True)
     sc = write(tmp_path, "b.toml", P2P.format(name="b", duration="60s", rate='rate = "10Mbit/s"', delay="10ms", queue="100pkts")
                + BULK.format(cc="cubic"))
-    before = set(tcplab_namespaces())
     # SIGINT's default disposition, as at a terminal: a suite started in the background by a
     # non-interactive shell (`make test &`, a CI runner) inherits SIGINT ignored, and Python
     # then installs no handler for it (measured: the run went on to its end and exited 0).
     proc = subprocess.Popen([*TCPLAB, "emulate", str(sc), "--out", str(tmp_path / "o"), "--no-plots"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # This run's namespaces: those named after the pid of the CLI's tcplab-live child (other
+    # suites' live runs may be going on the same machine).
     mine: set[str] = set()
     for _ in range(100):
         time.sleep(0.1)
-        mine = {n for n in tcplab_namespaces() if n not in before}
+        pids = {str(c) for c in children(proc.pid)}
+        mine = {n for n in tcplab_namespaces() if n.split("-")[1] in pids}
         if len(mine) == 2:
             break
     assert len(mine) == 2, mine
-    assert "tcplab-4194304-server" not in tcplab_namespaces()
+    assert stale not in tcplab_namespaces()
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)

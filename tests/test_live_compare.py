@@ -36,12 +36,14 @@ def test_compare_sets_sim_and_live_side_by_side(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from live_common import ROOT, tcplab_namespaces
+    from live_common import ROOT, leaked_namespaces
+
+    before = leaked_namespaces()
 
     p = subprocess.run([sys.executable, "-m", "tcplab", "compare", str(sc), "--out", str(out), "--no-plots"],
                        capture_output=True, text=True, timeout=200, cwd=ROOT)
     assert p.returncode == 0, p.stderr
-    assert not tcplab_namespaces()
+    assert not (leaked_namespaces() - before)
     d = json.loads((out / "compare.json").read_text())
     g = next(r for r in d["rows"] if r["kind"] == "flow" and r["metric"] == "goodput_mbps")
     print(f"compare: goodput sim {g['sim']:.3f} live {g['live']:.3f} Mbit/s ({g['diff_pct']:+.1f}%)")

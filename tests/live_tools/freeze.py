@@ -31,7 +31,11 @@ def tcp_records(path: Path):
         yield sec + ns * 1e-9, seq, ack, flags, win, total - ihl - (off >> 4) * 4
 
 
-def freezes(acks: Path, data: Path, ack_delay_s: float) -> dict:
+def freezes(acks: Path, data: Path, ack_delay_s: float, late_s: float = 0.0) -> dict:
+    """`late_s`: how late the emulator may have released a packet (live: the run's maximum
+    release lateness); a freeze is counted from the zero-window ACK's ideal arrival plus
+    that, when the sender has surely seen it. The stamps are ideal times, and an ACK
+    released late only opens the freeze later, so the end needs no slack."""
     a = list(tcp_records(acks))
     wins = []
     i = 0
@@ -52,12 +56,12 @@ def freezes(acks: Path, data: Path, ack_delay_s: float) -> dict:
         end = (seq + plen) & 0xFFFFFFFF
         new = plen > 0 and (hi is None or 0 < ((end - hi) & 0xFFFFFFFF) < 2**31)
         k = bisect.bisect_right(starts, t) - 1
-        frozen = k >= 0 and wins[k][0] + EDGE_S < t < wins[k][1] - EDGE_S
+        frozen = k >= 0 and wins[k][0] + late_s + EDGE_S < t < wins[k][1] - EDGE_S
         if new:
             hi = end
             if frozen:
                 new_frozen += 1
             else:
                 new_open += 1
-    return {"freezes": len(wins), "frozen_s": sum(b - a for a, b in wins), "new_data_while_frozen": new_frozen,
+    return {"freezes": len(wins), "frozen_s": sum(max(0.0, b - a - late_s) for a, b in wins), "new_data_while_frozen": new_frozen,
             "new_data_otherwise": new_open}

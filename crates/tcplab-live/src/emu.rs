@@ -472,7 +472,7 @@ impl Emulator {
     pub fn element_summaries(&self) -> Vec<ElementSummary> {
         self.elements
             .iter()
-            .map(|e| e.summary(&self.graph.nodes))
+            .map(|e| ElementSummary::of(e, &self.graph.nodes))
             .collect()
     }
 

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod element;
 pub mod engine;
+pub mod error;
 pub mod link;
 pub mod loss;
 pub mod output;

@@ -5,7 +5,7 @@
 //! packets), and the one DARCA's drop counters impose.
 
 use crate::config::LossSpec;
-use crate::world::SimError;
+use crate::error::SimError;
 use tcplab_core::Rng;
 
 /// A link's loss process. The RNG is passed in (the link owns its stream, derived from

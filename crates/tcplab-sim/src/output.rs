@@ -308,6 +308,19 @@ pub struct ElementSummary {
     pub detail: serde_json::Value,
 }
 
+impl ElementSummary {
+    /// An element as its driver (the world, the live emulator) holds it, on `nodes`.
+    pub fn of(slot: &crate::element::Slot, nodes: &[String]) -> ElementSummary {
+        ElementSummary {
+            node: nodes[slot.node].clone(),
+            kind: slot.elem.kind().to_string(),
+            counters: slot.c,
+            held_at_end: slot.elem.held(),
+            detail: slot.elem.report(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 pub struct Drops {
     /// Dropped by the queue discipline (buffer full).

@@ -13,7 +13,7 @@
 //! node from the same predecessors), tested against it on random graphs.
 
 use crate::config::{LinkSpec, TopologySpec};
-use crate::world::SimError;
+use crate::error::SimError;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 

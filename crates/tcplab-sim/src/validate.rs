@@ -9,10 +9,10 @@
 
 use crate::config::{Discipline, LinkSpec, RateSpec, ReadProfile, Scenario};
 use crate::engine::MAX_INDEX;
+use crate::error::SimError;
 use crate::link::RateModel;
 use crate::loss::LossModel;
 use crate::topology::Graph;
-use crate::world::SimError;
 use std::collections::BTreeSet;
 use tcplab_core::Duration;
 

@@ -7,11 +7,12 @@ use crate::config::{ReadProfile, RecordSpec, Scenario};
 use crate::element::{created_hop, Actions, Arrival, Fate, Slot};
 use crate::engine::{Event, EventQueue};
 use crate::link::{build_lines, Line, LinksView, LINK_METRICS};
-use crate::output::{FlowSummary, Invariants, RunOutput, Summary, TimeSeries, SUMMARY_SCHEMA};
+use crate::output::{
+    ElementSummary, FlowSummary, Invariants, RunOutput, Summary, TimeSeries, SUMMARY_SCHEMA,
+};
 use crate::packet::Packet;
 use crate::stats::DelayStats;
 use crate::validate::serde_name;
-use std::fmt;
 use tcplab_core::cc::CongestionControl;
 use tcplab_core::fc::FcKind;
 use tcplab_core::tcp::Endpoint;
@@ -22,6 +23,7 @@ mod pages;
 mod report;
 mod workload;
 
+pub use crate::error::SimError;
 pub use report::{jain, FLOW_METRICS};
 
 /// Reported to the progress callback every few thousand events.
@@ -31,39 +33,6 @@ pub struct Progress {
     pub duration: Duration,
     pub events: u64,
 }
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum SimError {
-    /// The scenario is inconsistent (unknown node, no route, zero rate, ...).
-    Config(String),
-    /// A trace file is missing or malformed.
-    Trace(String),
-    /// The event budget ran out: a livelock or a runaway scenario.
-    EventBudget { events: u64, at: Instant },
-    /// An output file could not be written.
-    Io(String),
-    /// The progress callback asked to stop.
-    Cancelled,
-}
-
-impl fmt::Display for SimError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SimError::Config(m) => write!(f, "invalid scenario: {m}"),
-            SimError::Trace(m) => write!(f, "trace error: {m}"),
-            SimError::EventBudget { events, at } => {
-                write!(
-                    f,
-                    "event budget exhausted after {events} events at {at} (livelock?)"
-                )
-            }
-            SimError::Io(m) => write!(f, "I/O error: {m}"),
-            SimError::Cancelled => write!(f, "cancelled"),
-        }
-    }
-}
-
-impl std::error::Error for SimError {}
 
 /// Runs a scenario to completion. `progress` is called every 65536 events; returning
 /// false cancels the run. Invariant violations do not make this fail: they are listed in

@@ -229,17 +229,6 @@ impl Slot {
         self.c.seen += 1;
         self.c.absorbed += 1;
     }
-
-    /// The element in the summary's schema.
-    pub fn summary(&self, nodes: &[String]) -> crate::output::ElementSummary {
-        crate::output::ElementSummary {
-            node: nodes[self.node].clone(),
-            kind: self.elem.kind().to_string(),
-            counters: self.c,
-            held_at_end: self.elem.held(),
-            detail: self.elem.report(),
-        }
-    }
 }
 
 /// Where on `route` a packet an element on `node` created starts: the route's first link

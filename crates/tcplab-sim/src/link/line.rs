@@ -17,13 +17,13 @@
 use super::{MahimahiTrace, RateModel, TraceRate};
 use crate::config::{RateSpec, Scenario};
 use crate::element::NodeView;
+use crate::error::SimError;
 use crate::loss::LossModel;
 use crate::output::{Drops, LinkSummary, RedSummary};
 use crate::packet::Packet;
 use crate::pcap::PcapWriter;
 use crate::queue::{Queue, QueueDiscipline, Verdict};
 use crate::topology::Graph;
-use crate::world::SimError;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::BufWriter;

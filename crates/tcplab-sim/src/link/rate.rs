@@ -5,7 +5,7 @@ use super::schedule::Schedule;
 use super::steps::{check_rate_changes, RateSteps};
 use super::trace::{MahimahiTrace, TraceRate};
 use crate::config::{RateChange, RateSpec};
-use crate::world::SimError;
+use crate::error::SimError;
 use std::sync::Arc;
 use tcplab_core::{Bandwidth, Instant};
 

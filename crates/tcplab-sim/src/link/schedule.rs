@@ -6,7 +6,7 @@
 //! are exact and the only rounding is the final ceil to a whole nanosecond (as for
 //! `Bandwidth::tx_time`: a link never runs faster than configured).
 
-use crate::world::SimError;
+use crate::error::SimError;
 use tcplab_core::{Duration, Instant};
 
 const UNITS_PER_BYTE: u128 = 8 * 1_000_000_000;

@@ -12,7 +12,7 @@
 //! really carry under this rule: a saturated link shows a utilisation of exactly 1.
 
 use crate::config::{RateChange, RateSpec};
-use crate::world::SimError;
+use crate::error::SimError;
 use tcplab_core::{Bandwidth, Instant};
 
 const UNITS_PER_BYTE: u128 = 8 * 1_000_000_000;

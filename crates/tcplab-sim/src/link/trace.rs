@@ -9,7 +9,7 @@
 //! left in an opportunity serves the next packet only if that packet is already waiting
 //! at that instant: credit is never banked across idle time.
 
-use crate::world::SimError;
+use crate::error::SimError;
 use serde::Serialize;
 use std::sync::Arc;
 use tcplab_core::{Duration, Instant};

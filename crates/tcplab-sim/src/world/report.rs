@@ -278,7 +278,7 @@ impl World {
             elements: self
                 .elements
                 .iter()
-                .map(|e| e.summary(&self.nodes))
+                .map(|e| ElementSummary::of(e, &self.nodes))
                 .collect(),
             jain_fairness: jain(&g),
             pages: self
