@@ -24,8 +24,18 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(ROOT / "bench/live"))
-from run import wait_idle  # noqa: E402  (bench/live/run.py)
+
+
+def wait_idle() -> float:
+    """bench/live's idle wait (bench/scale's rule: one definition of idle), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_live_run", ROOT / "bench" / "live" / "run.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.wait_idle()
+
 
 SHOWN = {("flow", "goodput_mbps"), ("flow", "retransmits"), ("flow", "rtt_mean_ms"),
          ("link", "utilization"), ("link", "drops_queue"), ("element", "dropped"), ("element", "created")}

@@ -22,7 +22,8 @@ catch-up bursts after it was descheduled) and iperf3's receiver loss (with every
 released, the receiving host's: its socket buffer, its share of the two cores) are reported
 beside it. The capacity is the highest rate up to which
 every run of every rate was carried. `--report FILE` rebuilds the table from a results file. Each rate runs --repeat times (medians reported),
-one process at a time; `--wait-idle` first waits until both cores were idle for 2 s.
+one process at a time; `--wait-idle` first waits until the machine was idle for 2 s
+(bench/scale's `wait_idle`).
 
 Usage: .venv/bin/python bench/live/run.py [--rates 100,200,...] [--seconds 5] [--repeat 3]
            [--out bench/live/results.json] [--md bench/live/results.md]
@@ -64,26 +65,21 @@ IP_BYTES = 1500
 UDP_PAYLOAD = IP_BYTES - 28
 
 
-def busy_cores(seconds: float) -> float:
-    def snap() -> tuple[int, int]:
-        f = open("/proc/stat").readline().split()[1:]
-        v = list(map(int, f))
-        return sum(v), v[3] + v[4]
+def _scale_bench():
+    """bench/scale/run.py, for its idle wait (one definition of "the machine is idle")."""
+    import importlib.util
 
-    t0, i0 = snap()
-    time.sleep(seconds)
-    t1, i1 = snap()
-    ncpu = os.cpu_count() or 1
-    return ncpu * (1 - (i1 - i0) / max(1, t1 - t0))
+    spec = importlib.util.spec_from_file_location("bench_scale_run", ROOT / "bench" / "scale" / "run.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def wait_idle(limit_s: float = 120) -> float:
-    """Waits until less than 0.2 cores were busy over 2 s (or gives up after limit_s)."""
-    t0 = time.monotonic()
-    while True:
-        b = busy_cores(2.0)
-        if b < 0.2 or time.monotonic() - t0 > limit_s:
-            return b
+    """Waits until the machine was idle for 2 s (bench/scale's rule), at most `limit_s`;
+    returns the seconds waited."""
+    return _scale_bench().wait_idle(limit_s, lambda m: print(m, file=sys.stderr))
 
 
 def one_run(mbps: float, seconds: float, offered: float, tmp: Path) -> dict:
@@ -202,7 +198,7 @@ def main() -> int:
                       f"{r['loop_cpu_ns_per_packet']:.0f} ns CPU/packet", file=sys.stderr)
             med = {k: statistics.median(x[k] for x in runs) for k in runs[0] if isinstance(runs[0][k], (int, float))
                    and not isinstance(runs[0][k], bool) and all(x[k] is not None for x in runs)}
-            rows.append({"rate_mbps": mbps, "median": med, "runs": runs, "busy_cores_before": idle})
+            rows.append({"rate_mbps": mbps, "median": med, "runs": runs, "idle_wait_s": idle})
     doc = {"machine": os.uname().nodename, "kernel": os.uname().release, "cpus": os.cpu_count(),
            "date": time.strftime("%Y-%m-%d"), "seconds": a.seconds, "offered": a.offered, "repeat": a.repeat, "rows": rows}
     rc = report(doc, a.md)
